@@ -604,6 +604,22 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                     });
                     return;
                 }
+                // `410 Gone` (`Expired`): the watch's resourceVersion was compacted away (a
+                // restarted kube-apiserver, a watch renewed late). Nothing failed: the watcher
+                // relists (after its backoff), as client-go's reflector does, which logs an
+                // expired watch at V(4) (`DefaultWatchErrorHandler`). The kind is relisting from
+                // here, as from the relist's `Init`: not heard from until the list is done
+                // (the view goes stale past the bound if it never is), not broken.
+                if code == Some(410) {
+                    tracing::debug!(kind = %kind.resource(), error = %message, "watch expired; relisting");
+                    shared.update(kind, |w| {
+                        w.relisting = w.synced;
+                        if w.phase == Phase::Synced {
+                            w.phase = Phase::Syncing;
+                        }
+                    });
+                    continue;
+                }
                 shared.update(kind, |w| {
                     if w.broken_since.is_none() {
                         tracing::warn!(kind = %kind.resource(), error = %message, "watch broken; retrying");
