@@ -228,13 +228,9 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        mut each: impl FnMut(Listed<Value>),
+        each: impl FnMut(Listed<Value>),
     ) -> Result<ListSummary, Error> {
-        self.list_as(kind, namespace, query, page_size, |item| {
-            each(item);
-            ControlFlow::Continue(())
-        })
-        .await
+        self.list_as(kind, namespace, query, page_size, to_the_end(each)).await
     }
 
     /// [`Cluster::list_each`] with each item as a [`LiveObject`]: its text, read as a tree
@@ -245,13 +241,9 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        mut each: impl FnMut(Listed<LiveObject>),
+        each: impl FnMut(Listed<LiveObject>),
     ) -> Result<ListSummary, Error> {
-        self.list_as(kind, namespace, query, page_size, |item| {
-            each(item);
-            ControlFlow::Continue(())
-        })
-        .await
+        self.list_as(kind, namespace, query, page_size, to_the_end(each)).await
     }
 
     /// The first item of a list of `kind` in one namespace or all of them (`query`: its
@@ -328,6 +320,14 @@ impl Cluster {
                 _ => return Ok(summary),
             }
         }
+    }
+}
+
+/// A callback of [`Cluster::list_each`] as `list_as` takes one: every item, to the list's end.
+fn to_the_end<T>(mut each: impl FnMut(Listed<T>)) -> impl FnMut(Listed<T>) -> ControlFlow<()> {
+    move |item| {
+        each(item);
+        ControlFlow::Continue(())
     }
 }
 
