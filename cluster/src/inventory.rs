@@ -531,14 +531,28 @@ pub enum TargetRead {
     Found(Box<Workload>, ReplicasDecision, Option<String>),
     /// It does not exist (404).
     Absent(ObjectId),
-    /// RBAC refused to get it: which, and its name as notes say it
-    /// (`workerpools.example.com batch/pinned`).
+    /// RBAC refused to read it: which, and the refused request as a warning words it after
+    /// "RBAC refuses to" (`get its scale target workerpools.example.com batch/pinned`, `list
+    /// deployments.apps in namespace shop`).
     Refused(ObjectId, String),
     /// The API server did not answer within the client's bound (`Error::Timeout`): which, and
     /// why, in a sentence naming it.
     TimedOut(ObjectId, String),
     /// It could not be read (the API server failed): which, and why, in a sentence naming it.
     Failed(ObjectId, String),
+}
+
+impl TargetRead {
+    /// The object read (the preferred mapping's identity when none answered).
+    pub fn id(&self) -> &ObjectId {
+        match self {
+            TargetRead::Found(w, ..) => &w.id,
+            TargetRead::Absent(id)
+            | TargetRead::Refused(id, _)
+            | TargetRead::TimedOut(id, _)
+            | TargetRead::Failed(id, _) => id,
+        }
+    }
 }
 
 /// The `GET` of custom-resource target `target` (of `crd`), as `hpa-lint cluster` reads each
@@ -555,9 +569,71 @@ pub async fn read_custom_target(
             TargetRead::Found(Box::new(workload), decision, ignore_annotation(&item).map(String::from))
         }
         Err(Error::NotFound { .. }) => TargetRead::Absent(target.id()),
-        Err(Error::Forbidden { .. }) => TargetRead::Refused(target.id(), target.describe()),
+        Err(Error::Forbidden { .. }) => {
+            TargetRead::Refused(target.id(), format!("get its scale target {}", target.describe()))
+        }
         Err(timeout @ Error::Timeout { .. }) => TargetRead::TimedOut(target.id(), timeout.to_string()),
         Err(other) => TargetRead::Failed(target.id(), other.to_string()),
+    }
+}
+
+/// Whether workload `name` of `kind` (one of [`kinds::WORKLOADS`], which the webhook's context
+/// cache watches) exists in `namespace` now, for the webhook at admission when its cache has not
+/// seen it (its watch may lag a write made with the HPA under review): one LIST of `kind` in
+/// `namespace` with `fieldSelector=metadata.name=<name>` and `limit=1` ([`Cluster::first_object`]:
+/// no further page once the object came), not a `GET`, which the context cache's role does not
+/// grant (`list` and `watch` only). Without a `resourceVersion` the API server answers from its
+/// latest state (a quorum read, or its watch cache once consistent with it:
+/// `ConsistentListFromCache`), never from a view older than the write. The object found is
+/// trimmed as the watch would keep it ([`trim_live`]), with its [`IGNORE_ANNOTATION`]. The whole
+/// read is bounded by `cluster`'s timeout, pages included. A 404 (the kind is not served: an
+/// Argo Rollouts CRD just removed) is a failure, not an absence: the target's kind, not the
+/// target, is missing.
+pub async fn read_watched_target(cluster: &Cluster, kind: &Kind, namespace: &str, name: &str) -> TargetRead {
+    let id = ObjectId {
+        api_version: kind.api_version(),
+        kind: kind.kind.to_string(),
+        namespace: namespace.to_string(),
+        name: name.to_string(),
+    };
+    let selector = format!("metadata.name={name}");
+    let query = [("fieldSelector", selector.as_str())];
+    let first = cluster.first_object(kind, Some(namespace), &query);
+    let listed = match tokio::time::timeout(cluster.timeout(), first).await {
+        Ok(listed) => listed,
+        Err(_) => Err(Error::Timeout {
+            server: cluster.server().to_string(),
+            doing: format!("listing {}", kind.describe(Some(namespace))),
+            after: cluster.timeout(),
+        }),
+    };
+    match listed {
+        // The selector selects by name; the name is checked all the same.
+        Ok(Some(object)) if object.metadata.name.as_deref() == Some(name) => match trim_live(kind, object) {
+            Ok((Trimmed::Workload(workload, decision), ignore)) => {
+                TargetRead::Found(Box::new(workload), decision, ignore)
+            }
+            // A workload kind trims as a workload (`trim`).
+            Ok(_) => TargetRead::Failed(id, format!("listing {}: not a workload", kind.describe(Some(namespace)))),
+            Err(e) => TargetRead::Failed(id, format!("listing {}: {e}", kind.describe(Some(namespace)))),
+        },
+        // An answer that did not select by name (a proxy or server that ignores the selector)
+        // says nothing of this one.
+        Ok(Some(other)) => TargetRead::Failed(
+            id,
+            format!(
+                "listing {} by name {name}: the API server answered {}, not selected by name",
+                kind.describe(Some(namespace)),
+                other.metadata.name.as_deref().unwrap_or_default()
+            ),
+        ),
+        Ok(None) => TargetRead::Absent(id),
+        Err(Error::Forbidden { .. }) => {
+            let refused = format!("list {}", kind.describe(Some(namespace)));
+            TargetRead::Refused(id, refused)
+        }
+        Err(timeout @ Error::Timeout { .. }) => TargetRead::TimedOut(id, timeout.to_string()),
+        Err(other) => TargetRead::Failed(id, other.to_string()),
     }
 }
 

@@ -1,5 +1,7 @@
 //! The kinds read from a cluster, with their REST paths, and paginated lists of them.
 
+use std::ops::ControlFlow;
+
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -228,7 +230,7 @@ impl Cluster {
         page_size: u32,
         each: impl FnMut(Listed<Value>),
     ) -> Result<ListSummary, Error> {
-        self.list_as(kind, namespace, query, page_size, each).await
+        self.list_as(kind, namespace, query, page_size, to_the_end(each)).await
     }
 
     /// [`Cluster::list_each`] with each item as a [`LiveObject`]: its text, read as a tree
@@ -241,7 +243,29 @@ impl Cluster {
         page_size: u32,
         each: impl FnMut(Listed<LiveObject>),
     ) -> Result<ListSummary, Error> {
-        self.list_as(kind, namespace, query, page_size, each).await
+        self.list_as(kind, namespace, query, page_size, to_the_end(each)).await
+    }
+
+    /// The first item of a list of `kind` in one namespace or all of them (`query`: its
+    /// selectors), one item per page (`limit=1`): a page that comes empty with a continue token
+    /// (kube-apiserver's etcd store may end a page before it fills it) is followed, but no page
+    /// is asked for once an item has come, though the API server offers more (`continue`).
+    pub async fn first_object(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        query: &[(&str, &str)],
+    ) -> Result<Option<LiveObject>, Error> {
+        let mut first = None;
+        self.list_as(kind, namespace, query, 1, |item| match item {
+            Listed::Item(object) => {
+                first = Some(object);
+                ControlFlow::Break(())
+            }
+            Listed::Restart => ControlFlow::Continue(()),
+        })
+        .await?;
+        Ok(first)
     }
 
     async fn list_as<T: DeserializeOwned>(
@@ -250,7 +274,7 @@ impl Cluster {
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
-        mut each: impl FnMut(Listed<T>),
+        mut each: impl FnMut(Listed<T>) -> ControlFlow<()>,
     ) -> Result<ListSummary, Error> {
         let doing = format!("listing {}", kind.describe(namespace));
         let mut summary = ListSummary::default();
@@ -272,7 +296,7 @@ impl Cluster {
                     // The continue token outlived the compaction window: the whole list, once.
                     summary = ListSummary { restarted: true, ..ListSummary::default() };
                     token = None;
-                    each(Listed::Restart);
+                    let _ = each(Listed::Restart);
                     continue;
                 }
                 Err(e) => return Err(e),
@@ -284,14 +308,26 @@ impl Cluster {
             let metadata = page.metadata.unwrap_or(ListMeta { resource_version: None, continue_token: None });
             summary.resource_version = metadata.resource_version.unwrap_or_default();
             if let Some(items) = page.items {
-                summary.items += items.len();
-                items.into_iter().for_each(|item| each(Listed::Item(item)));
+                for item in items {
+                    summary.items += 1;
+                    if each(Listed::Item(item)).is_break() {
+                        return Ok(summary);
+                    }
+                }
             }
             match metadata.continue_token {
                 Some(t) if !t.is_empty() => token = Some(t),
                 _ => return Ok(summary),
             }
         }
+    }
+}
+
+/// A callback of [`Cluster::list_each`] as `list_as` takes one: every item, to the list's end.
+fn to_the_end<T>(mut each: impl FnMut(Listed<T>)) -> impl FnMut(Listed<T>) -> ControlFlow<()> {
+    move |item| {
+        each(item);
+        ControlFlow::Continue(())
     }
 }
 

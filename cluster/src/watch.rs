@@ -604,6 +604,22 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                     });
                     return;
                 }
+                // `410 Gone` (`Expired`): the watch's resourceVersion was compacted away (a
+                // restarted kube-apiserver, a watch renewed late). Nothing failed: the watcher
+                // relists (after its backoff), as client-go's reflector does, which logs an
+                // expired watch at V(4) (`DefaultWatchErrorHandler`). The kind is relisting from
+                // here, as from the relist's `Init`: not heard from until the list is done
+                // (the view goes stale past the bound if it never is), not broken.
+                if code == Some(410) {
+                    tracing::debug!(kind = %kind.resource(), error = %message, "watch expired; relisting");
+                    shared.update(kind, |w| {
+                        w.relisting = w.synced;
+                        if w.phase == Phase::Synced {
+                            w.phase = Phase::Syncing;
+                        }
+                    });
+                    continue;
+                }
                 shared.update(kind, |w| {
                     if w.broken_since.is_none() {
                         tracing::warn!(kind = %kind.resource(), error = %message, "watch broken; retrying");
@@ -1435,9 +1451,12 @@ impl Objects for Reads<'_> {
             && self.world.would_hold(group, kind, namespace, name)
     }
 
-    /// The context cache, whatever the world it wraps says.
+    /// The context cache, whatever the world it wraps says; the cluster itself once the API
+    /// server was asked at admission ([`Reads::with_fetched`]): the object fetched is the HPA's
+    /// target, the only absence a rule words (HPA403), and the API server, not the cache, said
+    /// it is not there.
     fn source(&self) -> Source {
-        Source::ContextCache
+        if self.fetched.is_some() { Source::Cluster } else { Source::ContextCache }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1545,6 +1564,8 @@ mod tests {
         let reads = Reads::new(&overlay, &[]).with_fetched(&pool);
         assert!(reads.would_hold("example.com", "WorkerPool", "shop", "pool"));
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "other"));
+        // The API server, not the cache, said whether it exists.
+        assert_eq!(reads.source(), Source::Cluster);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

@@ -96,6 +96,63 @@ fn pages_follow_continue_tokens() {
     });
 }
 
+/// The first item of a list, one per page: no further page is asked for once it came, though
+/// the server offers one (`continue`).
+#[test]
+fn the_first_object_of_a_list_is_one_page() {
+    runtime().block_on(async {
+        let s = setup().await;
+        let hpas: Vec<Value> = (0..3)
+            .map(|i| {
+                let mut h = fixtures::external_hpa(&format!("h{i}"), 1, 5);
+                h["metadata"]["namespace"] = json!("shop");
+                h
+            })
+            .collect();
+        s.server.apply(&hpas);
+        let cluster = s.connect().await;
+        let first = cluster.first_object(&kinds::HPA, Some("shop"), &[]).await.unwrap().unwrap();
+        assert_eq!(first.metadata.name.as_deref(), Some("h0"));
+        let lists: Vec<_> =
+            s.server.requests().into_iter().filter(|r| r.path.ends_with("/horizontalpodautoscalers")).collect();
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        assert_eq!(lists[0].query, "limit=1");
+        let none = cluster.first_object(&kinds::HPA, Some("shop"), &[("fieldSelector", "metadata.name=h9")]).await;
+        assert!(none.unwrap().is_none());
+    });
+}
+
+/// A watched kind's target read by name at admission: found (trimmed as the watch keeps it),
+/// absent, or, where the API server refuses the selector (400) or does not answer, neither.
+#[test]
+fn a_watched_target_is_listed_by_name() {
+    use hpa_cluster::inventory::{TargetRead, read_watched_target};
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let cluster = s.connect().await;
+        let TargetRead::Found(web, _, None) = read_watched_target(&cluster, &kinds::DEPLOYMENT, "shop", "web").await
+        else {
+            panic!("web is found")
+        };
+        assert_eq!((web.id.api_version.as_str(), web.id.kind.as_str()), ("apps/v1", "Deployment"));
+        assert_eq!((web.id.namespace.as_str(), web.id.name.as_str()), ("shop", "web"));
+        let lists: Vec<_> = s.server.requests().into_iter().filter(|r| r.path.ends_with("/deployments")).collect();
+        assert_eq!(lists.len(), 1, "{lists:?}");
+        assert_eq!(lists[0].path, "/apis/apps/v1/namespaces/shop/deployments");
+        assert_eq!(lists[0].query, "fieldSelector=metadata.name%3Dweb&limit=1");
+        let absent = read_watched_target(&cluster, &kinds::DEPLOYMENT, "shop", "ghost").await;
+        assert!(matches!(&absent, TargetRead::Absent(id) if id.name == "ghost"), "{absent:?}");
+        // An API server that refuses the selector says nothing of the target.
+        s.server.fault(
+            "/apis/apps/v1/namespaces/shop/deployments",
+            Fault::Status(400, r#""metadata.name" is not a known field selector"#.into()),
+        );
+        let refused = read_watched_target(&cluster, &kinds::DEPLOYMENT, "shop", "ghost").await;
+        assert!(matches!(refused, TargetRead::Failed(..)), "{refused:?}");
+    });
+}
+
 #[test]
 fn an_expired_continue_token_restarts_the_list() {
     runtime().block_on(async {

@@ -7,6 +7,7 @@ use hpa_cluster::watch::Freshness;
 use hpa_cluster::{CacheOptions, ClientOptions, Cluster, ContextCache, kinds};
 use hpa_tests::apiserver::Fault;
 use hpa_tests::apiserver::fixtures;
+use serde_json::json;
 
 use super::cluster::Setup;
 
@@ -129,6 +130,52 @@ fn a_server_never_reached_is_never_recovered() {
     });
 }
 
+/// A `410 Gone` on a watch (its resourceVersion compacted away) is no failure: the kind relists
+/// (syncing meanwhile), and no watch is reported broken (client-go's reflector logs an expired
+/// watch at V(4)).
+#[test]
+fn an_expired_watch_relists_without_being_broken() {
+    use hpa_cluster::watch::Phase;
+    runtime().block_on(async {
+        let s = setup().await;
+        let bound = Duration::from_secs(2);
+        let cache = s.cache(bound).await;
+        assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
+        let lists = |s: &Setup| {
+            s.server
+                .requests()
+                .iter()
+                .filter(|r| r.path == "/apis/apps/v1/deployments" && !r.query.contains("watch=true"))
+                .count()
+        };
+        assert_eq!(lists(&s), 1);
+        // A write of another kind, then a compaction: the Deployments' watch, renewed within a
+        // second from its own (older) resourceVersion, gets `410 Gone`.
+        s.server.apply(&[json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": "shop"},
+            "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}})]);
+        s.server.compact();
+        let deadline = Instant::now() + Duration::from_secs(8);
+        let mut relisting = false;
+        loop {
+            let status = cache.status();
+            let deployments = status.iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
+            relisting |= deployments.phase == Phase::Syncing;
+            for w in status.iter().filter(|w| !w.kind.optional) {
+                assert!(w.broken_for.is_none() && w.error.is_none(), "{w:?}");
+            }
+            if lists(&s) == 2 && deployments.phase == Phase::Synced {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no relist within 8 s: {status:#?}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(relisting, "the Deployments were syncing while they relisted");
+        assert_eq!(cache.freshness(bound), Freshness::Fresh);
+        drop(cache);
+    });
+}
+
 /// A `410 Gone` relist whose lists keep failing: the index still holds the previous list, but
 /// the kind is no longer followed, so the view goes stale after the bound (the relist's `Init`
 /// took the broken watch for recovered, and the view stayed fresh for as long as it lasted);
@@ -202,7 +249,11 @@ async fn outage(code: u16, message: &str) -> Outage {
     let back = Instant::now();
     until(&cache, bound, Duration::from_secs(30), |f| {
         *f == Freshness::Fresh
-            && cache.status().iter().filter(|w| !w.kind.optional).all(|w| w.broken_for.is_none() && w.synced)
+            && cache
+                .status()
+                .iter()
+                .filter(|w| !w.kind.optional)
+                .all(|w| w.broken_for.is_none() && w.synced && w.phase == hpa_cluster::watch::Phase::Synced)
     })
     .await;
     let relisted = back.elapsed();

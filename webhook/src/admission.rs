@@ -297,6 +297,22 @@ impl Reviewer {
         check::Options { rules: check::RuleConfig::only_errors(), ..check::Options::clone(&self.check.current()) }
     }
 
+    /// Whether a finding of `rule` in `namespace` would be said under `policy`: it runs there
+    /// (the lint configuration, widened by the namespace's `denyRules` as `/validate` widens it)
+    /// and either denies or warns (its level is warning or above). The server asks before it
+    /// reads what only that finding needs: HPA403 on a watched kind's target the cache lacks
+    /// ([`ClusterContext::read_target`](crate::context::ClusterContext::read_target)).
+    pub fn says(&self, rule: &'static RuleMeta, namespace: &str, policy: &Policy) -> bool {
+        let effective = policy.effective(namespace);
+        let denied = denied_rules(&effective);
+        let options = self.check.current();
+        let options = widened(&options, &denied);
+        match options.rules.level(rule) {
+            Some(level) => level >= Severity::Warning || denied.iter().any(|r| r.id == rule.id),
+            None => false,
+        }
+    }
+
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
     /// cluster.
     pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
@@ -444,22 +460,9 @@ impl Reviewer {
         };
         let options = self.check.current();
         let effective = policy.effective(namespace);
-        // The rules the namespace's `denyRules` name run whether lint warnings are on and
-        // whether they run by default (opt-in rules): a denial the organization asked for is
-        // never skipped. A rule the lint configuration turns off stays off.
-        let denied: Vec<&'static RuleMeta> =
-            effective.denied_rules().iter().filter_map(|id| rules::find(id)).map(|r| r.meta()).collect();
-        let widened;
-        let options: &check::Options = if denied.iter().all(|r| options.rules.level(r).is_some()) {
-            &options
-        } else {
-            let mut o = check::Options::clone(&options);
-            for r in &denied {
-                o.rules.run_also(r);
-            }
-            widened = o;
-            &widened
-        };
+        let denied = denied_rules(&effective);
+        let options = widened(&options, &denied);
+        let options: &check::Options = &options;
         // The cross-object rules run for lint warnings, or for a `denyRules` that needs them.
         let cross_object = self.lint_warnings() || denied.iter().any(|r| r.needs_objects);
         let input = Input {
@@ -492,22 +495,10 @@ impl Reviewer {
         let target = view.target().filter(|read| context::is_target_of(read, admitted.effective()));
         let mut target_warning = None;
         if cross_object && let Some(index) = view.index() {
-            let t = &admitted.effective().spec.scale_target_ref;
-            let id = context::hpa_id(admitted.effective());
-            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            let overlay = match target {
-                Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
-                _ => overlay,
-            };
-            let mut world = hpa_cluster::Reads::new(&overlay, view.refused());
-            match target {
-                Some(TargetRead::Found(w, ..)) => world = world.with_fetched(&w.id),
-                Some(TargetRead::Absent(absent)) => world = world.with_fetched(absent),
-                Some(other) => target_warning = context::target_warning(other),
-                None => {}
-            }
-            findings.extend(admitted.check_world(Some(&id), &world, options));
-            report.partial = world.unseen();
+            target_warning = target.and_then(context::target_warning);
+            let (found, unseen) = cross_object_findings(&admitted, index, view.refused(), target, options);
+            findings.extend(found);
+            report.partial = unseen;
             partial_warning = context::partial_warning(Subject::Hpa, &report.partial);
         }
         let outcome = *admitted.outcome;
@@ -595,9 +586,11 @@ impl Reviewer {
             _ => None,
         };
         // HPA403 denies only on a target the API server said at admission is not there (the
-        // `GET` of a custom-resource target): a workload absent from the context cache may be
-        // in flight, its watch event behind this HPA's review (`kubectl apply -f dir/` creating
-        // both), so that absence is a warning, never a denial.
+        // `GET` of a custom-resource target, the LIST by name of a watched kind's): a workload
+        // absent from the context cache may be in flight, its watch event behind this HPA's
+        // review (`kubectl apply -f dir/` creating both), so that absence alone (the LIST not
+        // answered in time, refused or failed: `target_warning` says why) is a warning, never a
+        // denial.
         let target_absent = matches!(target, Some(TargetRead::Absent(_)));
         let mut denying: Vec<(&Finding, &str)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
@@ -677,10 +670,10 @@ impl Reviewer {
         if let check::Admission::Admitted(admitted) = admission
             && let Some(index) = view.index()
         {
-            let t = &admitted.effective().spec.scale_target_ref;
-            let id = context::hpa_id(admitted.effective());
-            let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
-            findings.extend(admitted.check_world(Some(&id), &overlay, options));
+            // The same world as the object sent's: the target read at admission is the stored
+            // object's too when the update keeps `scaleTargetRef`.
+            let target = view.target().filter(|read| context::is_target_of(read, admitted.effective()));
+            findings.extend(cross_object_findings(&admitted, index, view.refused(), target, options).0);
         }
         findings.into_iter().map(|f| (f.rule.id, f.message)).collect()
     }
@@ -774,6 +767,56 @@ pub fn mutate_v1(
         out.metadata.annotations.insert(annotations::BEHAVIOR.to_string(), annotations::encode_behavior(b));
     }
     out
+}
+
+/// The cross-object findings of `admitted` (the HPA under review, or an UPDATE's stored object)
+/// in the cluster as `index` holds it, this HPA in place of the cached one, without the kinds
+/// RBAC refuses to watch (`refused`), and with what the read of its target at admission answered
+/// (`target`, of this HPA's target: found, the workload read is in the world; found or not, the
+/// API server, not the cache, said whether it exists): the findings, and the refused kinds the
+/// rules read ([`Reads::unseen`](hpa_cluster::Reads::unseen)).
+fn cross_object_findings(
+    admitted: &check::Admitted,
+    index: &hpa_cluster::Index,
+    refused: &[hpa_cluster::kinds::Kind],
+    target: Option<&TargetRead>,
+    options: &check::Options,
+) -> (Vec<Finding>, Vec<hpa_cluster::kinds::Kind>) {
+    let t = &admitted.effective().spec.scale_target_ref;
+    let id = context::hpa_id(admitted.effective());
+    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+    let overlay = match target {
+        Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
+        _ => overlay,
+    };
+    let mut world = hpa_cluster::Reads::new(&overlay, refused);
+    match target {
+        Some(TargetRead::Found(w, ..)) => world = world.with_fetched(&w.id),
+        Some(TargetRead::Absent(absent)) => world = world.with_fetched(absent),
+        Some(_) | None => {}
+    }
+    let findings = admitted.check_world(Some(&id), &world, options);
+    (findings, world.unseen())
+}
+
+/// The rules a namespace's `denyRules` name (`effective`, the policy in force there).
+fn denied_rules(effective: &Effective<'_>) -> Vec<&'static RuleMeta> {
+    effective.denied_rules().iter().filter_map(|id| rules::find(id)).map(|r| r.meta()).collect()
+}
+
+/// The front door's `options` widened by `denied` (a namespace's `denyRules`): those rules run
+/// whether lint warnings are on and whether they run by default (opt-in rules), since a denial
+/// the organization asked for is never skipped. A rule the lint configuration turns off stays
+/// off.
+fn widened<'o>(options: &'o check::Options, denied: &[&'static RuleMeta]) -> std::borrow::Cow<'o, check::Options> {
+    if denied.iter().all(|r| options.rules.level(r).is_some()) {
+        return std::borrow::Cow::Borrowed(options);
+    }
+    let mut o = options.clone();
+    for r in denied {
+        o.rules.run_also(r);
+    }
+    std::borrow::Cow::Owned(o)
 }
 
 /// The front door's options of a reviewer: kube-apiserver's request as a webhook receives it

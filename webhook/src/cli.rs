@@ -177,8 +177,9 @@ pub struct ServeArgs {
     pub lint_warnings: bool,
 
     /// Watch the cluster (scale targets, PodDisruptionBudgets, VPAs, KEDA ScaledObjects,
-    /// LimitRanges, HPAs: list and watch only) so that /validate runs the cross-object rules and
-    /// /validate-workloads answers. Needs the read-only ClusterRole of the manifests.
+    /// LimitRanges, RuntimeClasses, CustomResourceDefinitions, HPAs: list and watch only) so that
+    /// /validate runs the cross-object rules and /validate-workloads answers. Needs the read-only
+    /// ClusterRole of the manifests.
     #[arg(long, env = "HPA_WEBHOOK_CONTEXT_CACHE", hide_env_values = true, value_name = "BOOL", default_value_t = false, action = clap::ArgAction::Set)]
     pub context_cache: bool,
 

@@ -8,11 +8,12 @@ use std::sync::RwLockReadGuard;
 use std::time::{Duration, Instant};
 
 use hpa_cluster::Cluster;
-use hpa_cluster::inventory::{CustomTarget, TargetRead, custom_target_crd, read_custom_target};
-use hpa_cluster::kinds::Kind;
-use hpa_cluster::watch::{ContextCache, Freshness, Index};
+use hpa_cluster::inventory::{CustomTarget, TargetRead, custom_target_crd, read_custom_target, read_watched_target};
+use hpa_cluster::kinds::{self, Kind};
+use hpa_cluster::watch::{ContextCache, Freshness, Index, Reads};
 use hpa_core::api::{CrossVersionObjectReference, v2};
 use hpa_core::rules::ObjectId;
+use hpa_core::rules::Objects;
 
 /// How the context cache is trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,18 +26,29 @@ pub struct ContextSettings {
     pub sync_timeout: Duration,
 }
 
-/// How long `/validate` waits for the `GET` of an HPA's custom-resource target
+/// How long `/validate` waits at most for the read of an HPA's target
 /// ([`ClusterContext::read_target`]): well below kube-apiserver's wait for the webhook (the
-/// manifests' `timeoutSeconds: 5`, the server's own deadline one second less).
+/// manifests' `timeoutSeconds: 5`, the server's own deadline one second less), and at most half
+/// the server's deadline ([`target_read_timeout`]).
 pub const TARGET_READ_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The bound of the read of an HPA's target under a request deadline of `request_timeout`
+/// (`--request-timeout`): [`TARGET_READ_TIMEOUT`], or half the deadline when that is shorter, so
+/// that a review whose read times out is still answered (with its warning) before the deadline
+/// cuts it off with a 503, which kube-apiserver would meet with the webhook's failure policy
+/// (`Fail`: the HPA refused because the API server was slow).
+pub fn target_read_timeout(request_timeout: Duration) -> Duration {
+    TARGET_READ_TIMEOUT.min(request_timeout / 2)
+}
 
 /// The context cache of a running server.
 pub struct ClusterContext {
     cache: ContextCache,
     settings: ContextSettings,
     started: Instant,
-    /// The client that reads an HPA's custom-resource target at admission (the cache watches
-    /// none), bounded by [`TARGET_READ_TIMEOUT`]; `None`: not read.
+    /// The client that reads an HPA's target at admission (a custom resource, which the cache
+    /// does not watch; a watched kind's target it lacks), bounded by [`target_read_timeout`];
+    /// `None`: not read.
     targets: Option<Cluster>,
 }
 
@@ -70,23 +82,62 @@ impl ClusterContext {
         ClusterContext { cache, settings, started: Instant::now(), targets: None }
     }
 
-    /// The same, reading the custom-resource target of each HPA under review through `cluster`
-    /// ([`ClusterContext::read_target`]), each call bounded by [`TARGET_READ_TIMEOUT`].
-    pub fn reading_targets(self, cluster: &Cluster) -> ClusterContext {
-        ClusterContext { targets: Some(cluster.with_timeout(TARGET_READ_TIMEOUT)), ..self }
+    /// The same, reading the target of each HPA under review through `cluster`
+    /// ([`ClusterContext::read_target`]), each read bounded by `timeout`
+    /// ([`target_read_timeout`] of the server's deadline).
+    pub fn reading_targets(self, cluster: &Cluster, timeout: Duration) -> ClusterContext {
+        ClusterContext { targets: Some(cluster.with_timeout(timeout)), ..self }
     }
 
-    /// The HPA under review, in `namespace`, targets `target` (its `spec.scaleTargetRef`, as the
-    /// review's one decode read it: [`Read::scale_target`](crate::admission::Read::scale_target)),
-    /// a custom resource (not an Argo Rollout: the cache watches those) whose CRD the cache
-    /// holds: one `GET` of it, as `hpa-lint cluster` reads each, for the rules that read the
-    /// target (HPA410 on the field its CRD's `specReplicasPath` names, HPA403). `None` when there
-    /// is nothing to read, the view is not fresh (the review then checks the HPA alone), or
-    /// targets are not read.
-    pub async fn read_target(&self, namespace: &str, target: &CrossVersionObjectReference) -> Option<TargetRead> {
+    /// What the server reads of the target of the HPA under review, in `namespace`, whose
+    /// `spec.scaleTargetRef` is `target` (as the review's one decode read it:
+    /// [`Read::scale_target`](crate::admission::Read::scale_target)):
+    ///
+    /// - a custom resource (not an Argo Rollout: the cache watches those) whose CRD the cache
+    ///   holds: one `GET` of it, as `hpa-lint cluster` reads each, for the rules that read the
+    ///   target (HPA410 on the field its CRD's `specReplicasPath` names, HPA403);
+    /// - a workload of a kind the cache watches (a Deployment, an Argo Rollout, ...) that the
+    ///   cache does not hold, when `confirm_absence` answers yes (the review would say HPA403,
+    ///   warning or denial: [`Reviewer::says`](crate::admission::Reviewer::says), asked only
+    ///   then, since most targets are in the cache): one LIST of its kind by
+    ///   name ([`read_watched_target`]), since the watch may lag a workload written with the HPA
+    ///   (`kubectl apply -f dir/`). Found, the rules read it as the watch will keep it; absent,
+    ///   the API server said so at admission.
+    ///
+    /// `None` when there is nothing to read, the view is not fresh (the review then checks the
+    /// HPA alone), or targets are not read.
+    pub async fn read_target(
+        &self,
+        namespace: &str,
+        target: &CrossVersionObjectReference,
+        confirm_absence: impl FnOnce() -> bool,
+    ) -> Option<TargetRead> {
         let cluster = self.targets.as_ref()?;
         if self.cache.freshness(self.settings.stale_after) != Freshness::Fresh {
             return None;
+        }
+        let group = hpa_core::api::GroupVersion::parse(&target.api_version).ok()?;
+        let group = group.group();
+        if let Some(kind) = kinds::workload(group, &target.kind) {
+            if target.name.is_empty() {
+                return None;
+            }
+            // The watches' lock is not taken with the index's read lock held.
+            let refused = self.cache.refused();
+            {
+                let index = self.cache.read();
+                let world = Reads::new(index.objects(), &refused);
+                // Only an absence HPA403 would conclude from: a kind watched, and RBAC allows.
+                if world.workload_any_case(kind.kind, namespace, &target.name).is_some()
+                    || !world.would_hold(group, kind.kind, namespace, &target.name)
+                {
+                    return None;
+                }
+            }
+            if !confirm_absence() {
+                return None;
+            }
+            return Some(read_watched_target(cluster, kind, namespace, &target.name).await);
         }
         let (crd, custom) = {
             let index = self.cache.read();
@@ -198,26 +249,18 @@ pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
 /// Whether `read` is of the scale target of `hpa` (the object the server read before decoding the
 /// review is the one the rules look for).
 pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
-    let id = match read {
-        TargetRead::Found(w, ..) => &w.id,
-        TargetRead::Absent(id)
-        | TargetRead::Refused(id, _)
-        | TargetRead::TimedOut(id, _)
-        | TargetRead::Failed(id, _) => id,
-    };
+    let id = read.id();
     let t = &hpa.spec.scale_target_ref;
     id.kind == t.kind && id.name == t.name && id.namespace == hpa.metadata.namespace
 }
 
-/// The warning of a review whose HPA's custom-resource target could not be read (RBAC refused
-/// it, the API server failed, the `GET` timed out): the rules that read the target (HPA410,
+/// The warning of a review whose HPA's target could not be read at admission (RBAC refused it,
+/// the API server failed, the `GET` or LIST timed out): the rules that read the target (HPA410,
 /// HPA403) did not see it. `None` when it was read, found or not.
 pub fn target_warning(read: &TargetRead) -> Option<String> {
     let checked = "hpa-webhook checked the cross-object rules of this HPA in part";
     match read {
-        TargetRead::Refused(_, target) => {
-            Some(format!("{checked}: RBAC refuses to get its scale target {target} (not read)"))
-        }
+        TargetRead::Refused(_, request) => Some(format!("{checked}: RBAC refuses to {request} (not read)")),
         TargetRead::TimedOut(_, why) | TargetRead::Failed(_, why) => {
             Some(format!("{checked}: its scale target was not read: {why}"))
         }

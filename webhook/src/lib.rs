@@ -46,7 +46,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 use crate::admission::Reviewer;
 use crate::context::{ClusterContext, View};
-use crate::metrics::{Endpoint, Metrics, OperationLabel, OutcomeLabel, TargetReadResult};
+use crate::metrics::{Endpoint, Metrics, OperationLabel, OutcomeLabel};
 use crate::policy::PolicyStore;
 use crate::shutdown::Lifecycle;
 use crate::tls::CertStore;
@@ -204,14 +204,19 @@ async fn admit(state: &AppState, endpoint: Endpoint, request: Request) -> Respon
         )
     };
     // The review is read once (parsed, its HPA decoded); what it needs of the cluster is read
-    // from that: an HPA's custom-resource target (the cache watches none; one bounded `GET`).
+    // from that: an HPA's custom-resource target (the cache watches none; one bounded `GET`),
+    // or a watched kind's target the cache lacks where HPA403 would say so (one bounded LIST).
     let Some(read) = contained(|| shared.admission.read(endpoint, &body)) else { return internal() };
     let target = match (&shared.context, read.scale_target()) {
-        (Some(context), Some((namespace, target))) => context.read_target(namespace, target).await,
+        (Some(context), Some((namespace, target))) => {
+            let says_hpa403 =
+                || shared.admission.says(hpa_core::rules::TARGET_NOT_FOUND, namespace, &shared.policy.current());
+            context.read_target(namespace, target, says_hpa403).await
+        }
         _ => None,
     };
     if let Some(read) = &target {
-        shared.metrics.target_read(TargetReadResult::of(read));
+        shared.metrics.target_read(read);
     }
     // The view is taken here (it reads the clock) and dropped before any await.
     let review = || {

@@ -325,19 +325,43 @@ struct RuleLabels {
 }
 
 label_enum! {
-    /// What the `GET` of an HPA's scale target at admission answered
+    /// What the read of an HPA's scale target at admission answered
     /// ([`ClusterContext::read_target`](crate::context::ClusterContext::read_target)).
     TargetReadResult {
         /// It exists.
         Found => "found",
-        /// 404: it does not exist.
+        /// It does not exist: the `GET` answered 404, or the LIST by name no item.
         NotFound => "not_found",
-        /// 403: RBAC refuses to get it.
+        /// 403: RBAC refuses the read.
         Refused => "refused",
-        /// No answer within [`TARGET_READ_TIMEOUT`](crate::context::TARGET_READ_TIMEOUT).
+        /// No answer within [`target_read_timeout`](crate::context::target_read_timeout).
         Timeout => "timeout",
         /// The API server answered with another error.
         Error => "error",
+    }
+}
+
+label_enum! {
+    /// How an HPA's scale target was read at admission
+    /// ([`ClusterContext::read_target`](crate::context::ClusterContext::read_target)).
+    TargetReadVerb {
+        /// A custom resource (the cache watches none): `GET` of it.
+        Get => "get",
+        /// A watched kind's target the cache lacks: LIST of its kind by name.
+        List => "list",
+    }
+}
+
+impl TargetReadVerb {
+    /// The request that answered `read`: a LIST for the kinds the cache watches
+    /// ([`kinds::workload`](hpa_cluster::kinds::workload)), a `GET` for a custom resource.
+    pub fn of(read: &TargetRead) -> TargetReadVerb {
+        let id = read.id();
+        let group = hpa_core::api::GroupVersion::parse_or_empty(&id.api_version).group();
+        match hpa_cluster::kinds::workload(group, &id.kind) {
+            Some(_) => TargetReadVerb::List,
+            None => TargetReadVerb::Get,
+        }
     }
 }
 
@@ -356,6 +380,7 @@ impl TargetReadResult {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct TargetReadLabels {
+    verb: TargetReadVerb,
     result: TargetReadResult,
 }
 
@@ -509,7 +534,7 @@ impl Metrics {
         let target_reads = Family::<TargetReadLabels, Counter>::default();
         registry.register(
             "target_reads",
-            "GETs of an HPA's custom-resource scale target at admission (the cache watches none), by result",
+            "Reads of an HPA's scale target at admission, by verb (get: a custom resource, which the cache does not watch; list: a watched kind's target the cache lacks, by name) and result",
             target_reads.clone(),
         );
         Metrics {
@@ -535,8 +560,9 @@ impl Metrics {
     }
 
     /// Counts one `GET` of an HPA's scale target at admission.
-    pub fn target_read(&self, result: TargetReadResult) {
-        self.target_reads.get_or_create(&TargetReadLabels { result }).inc();
+    pub fn target_read(&self, read: &TargetRead) {
+        let labels = TargetReadLabels { verb: TargetReadVerb::of(read), result: TargetReadResult::of(read) };
+        self.target_reads.get_or_create(&labels).inc();
     }
 
     /// Records what the cluster context did for one review: a stale view, the refused kinds its
@@ -673,25 +699,34 @@ mod tests {
         }
     }
 
-    /// The `GET`s of scale targets at admission, by result: a call the client's bound cut short
-    /// is a timeout, any other failure an error.
+    /// The reads of scale targets at admission, by verb and result: a custom resource's `GET`, a
+    /// watched kind's LIST; a call the client's bound cut short is a timeout, any other failure
+    /// an error.
     #[test]
-    fn counts_target_reads_by_result() {
+    fn counts_target_reads_by_verb_and_result() {
         let id = hpa_core::rules::ObjectId {
             api_version: "example.com/v1".into(),
             kind: "WorkerPool".into(),
             namespace: "batch".into(),
             name: "pinned".into(),
         };
+        let web = hpa_core::rules::ObjectId {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            namespace: "shop".into(),
+            name: "web".into(),
+        };
         let m = Metrics::new();
         for read in [
             TargetRead::Absent(id.clone()),
             TargetRead::Absent(id.clone()),
-            TargetRead::Refused(id.clone(), "workerpools.example.com batch/pinned".into()),
+            TargetRead::Refused(id.clone(), "get its scale target workerpools.example.com batch/pinned".into()),
             TargetRead::TimedOut(id.clone(), "the API server did not answer".into()),
             TargetRead::Failed(id, "the API server failed".into()),
+            TargetRead::Absent(web.clone()),
+            TargetRead::TimedOut(web, "the API server did not answer".into()),
         ] {
-            m.target_read(TargetReadResult::of(&read));
+            m.target_read(&read);
         }
         let text = m.render(Format::Text);
         // Samples in the family's order (a hash map's): sorted.
@@ -700,12 +735,14 @@ mod tests {
         assert_eq!(
             reads,
             [
-                "# HELP hpa_webhook_target_reads_total GETs of an HPA's custom-resource scale target at admission (the cache watches none), by result.",
+                "# HELP hpa_webhook_target_reads_total Reads of an HPA's scale target at admission, by verb (get: a custom resource, which the cache does not watch; list: a watched kind's target the cache lacks, by name) and result.",
                 "# TYPE hpa_webhook_target_reads_total counter",
-                "hpa_webhook_target_reads_total{result=\"error\"} 1",
-                "hpa_webhook_target_reads_total{result=\"not_found\"} 2",
-                "hpa_webhook_target_reads_total{result=\"refused\"} 1",
-                "hpa_webhook_target_reads_total{result=\"timeout\"} 1",
+                "hpa_webhook_target_reads_total{verb=\"get\",result=\"error\"} 1",
+                "hpa_webhook_target_reads_total{verb=\"get\",result=\"not_found\"} 2",
+                "hpa_webhook_target_reads_total{verb=\"get\",result=\"refused\"} 1",
+                "hpa_webhook_target_reads_total{verb=\"get\",result=\"timeout\"} 1",
+                "hpa_webhook_target_reads_total{verb=\"list\",result=\"not_found\"} 1",
+                "hpa_webhook_target_reads_total{verb=\"list\",result=\"timeout\"} 1",
             ]
         );
     }

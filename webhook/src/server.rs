@@ -100,7 +100,8 @@ pub async fn context(args: &ServeArgs) -> Result<Option<ClusterContext>, ServeEr
         },
     );
     let settings = ContextSettings { stale_after: args.context_stale_after, sync_timeout: args.context_sync_timeout };
-    Ok(Some(ClusterContext::new(cache, settings).reading_targets(&targets)))
+    let bound = crate::context::target_read_timeout(args.request_timeout);
+    Ok(Some(ClusterContext::new(cache, settings).reading_targets(&targets, bound)))
 }
 
 /// Everything the server needs, with this context cache.

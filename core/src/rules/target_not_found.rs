@@ -17,10 +17,12 @@ crate::declare_rule! {
     ///   refused or the API server failed on, the CustomResourceDefinitions unread (no
     ///   custom-resource target is then read), or a custom-resource target whose `GET` was
     ///   refused or failed is a note saying what was not read, not a finding;
-    /// - in `hpa-webhook` (where `denyRules` names it), in its context cache (`no Deployment
-    ///   shop/web in the cluster (as hpa-webhook's context cache sees it)`), only for the kinds
-    ///   it watches and RBAC lets it read (no custom resource but Argo Rollouts), and a
-    ///   custom-resource target whose `GET` at admission answered (found, or 404).
+    /// - in `hpa-webhook` (where `denyRules` names it), in the cluster as the API server answers
+    ///   at admission (`no Deployment shop/web in the cluster`): a target of a kind its context
+    ///   cache watches and RBAC lets it read (no custom resource but Argo Rollouts) that the
+    ///   cache lacks is asked for with one LIST by name, a custom-resource target with one `GET`;
+    ///   when the API server does not answer, from the cache alone (`no Deployment shop/web in
+    ///   the cluster (as hpa-webhook's context cache sees it)`), which never denies.
     ///
     /// The rule is opt-in and informational: the target may well be deployed from elsewhere.
     ///

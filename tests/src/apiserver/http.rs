@@ -423,6 +423,13 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
     {
         return refused;
     }
+    // A list or watch selecting on a field the kind does not support: 400, before anything is
+    // read (`ListResource` transforms the field selector first).
+    if rest.is_empty()
+        && let Some(message) = store::field_selector_error(&resource, params.get("fieldSelector").unwrap_or_default())
+    {
+        return status(400, "BadRequest", &message, Value::Null);
+    }
     match rest {
         [] if matches!(params.get("watch"), Some("1" | "true")) => {
             watch(shared, r, &resource, version, namespace, params)
@@ -660,10 +667,12 @@ fn watch(
         }
     };
     let (frozen, gate) = (shared.clone(), shared.clone());
+    let qualified = resource.qualified();
     let send = move |tx: mpsc::Sender<Bytes>, line: Bytes| {
-        let frozen = frozen.clone();
+        let (frozen, qualified) = (frozen.clone(), qualified.clone());
         async move {
             frozen.thawed().await;
+            frozen.released(&qualified).await;
             tx.send(line).await.is_ok()
         }
     };

@@ -4,14 +4,15 @@
 //!
 //! It serves `/version`, discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
 //! and aggregated discovery when asked for `as=APIGroupDiscoveryList`), GET of objects and of
-//! `scale` subresources, lists with `limit`/`continue`, `labelSelector` and `fieldSelector`,
-//! and watches (`watch=1`, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) with
+//! `scale` subresources, lists with `limit`/`continue`, `labelSelector` and `fieldSelector` (on
+//! the fields kube-apiserver selects on for each kind; another is a 400 in its words), and
+//! watches (`watch=1`, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) with
 //! ADDED/MODIFIED/DELETED/BOOKMARK events and a `410 Gone` ERROR event once the history has
 //! been compacted. Errors are `Status` objects: 401 without the token, 403 where a test
 //! refuses a resource or namespace, 404 for what is not served, and failures or delays on
 //! demand. Tests drive it: [`TestApiServer::apply`], [`TestApiServer::delete`],
 //! [`TestApiServer::scale_as_hpa`], [`TestApiServer::compact`], [`TestApiServer::refuse`],
-//! [`TestApiServer::kill`], [`TestApiServer::freeze`].
+//! [`TestApiServer::kill`], [`TestApiServer::freeze`], [`TestApiServer::hold_watches`].
 
 pub mod fixtures;
 mod http;
@@ -81,6 +82,9 @@ pub(crate) struct Shared {
     pub(crate) port: Mutex<u16>,
     /// While true, nothing is answered or sent: [`TestApiServer::freeze`].
     pub(crate) frozen: watch::Sender<bool>,
+    /// The resources (`deployments.apps`) whose watches send nothing for now:
+    /// [`TestApiServer::hold_watches`].
+    pub(crate) held: watch::Sender<Vec<String>>,
     /// While true, `/api` and `/apis` answer the classic way whatever the client accepts:
     /// [`TestApiServer::classic_discovery_only`].
     pub(crate) classic_discovery: AtomicBool,
@@ -97,6 +101,12 @@ impl Shared {
     pub(crate) async fn thawed(&self) {
         let mut frozen = self.frozen.subscribe();
         let _ = frozen.wait_for(|f| !*f).await;
+    }
+
+    /// Returns once the watches of `resource` (`deployments.apps`) are not held.
+    pub(crate) async fn released(&self, resource: &str) {
+        let mut held = self.held.subscribe();
+        let _ = held.wait_for(|h| !h.iter().any(|r| r == resource)).await;
     }
 }
 
@@ -122,6 +132,7 @@ impl TestApiServer {
             bookmark_interval: Mutex::new(Duration::from_secs(1)),
             port: Mutex::new(0),
             frozen: watch::channel(false).0,
+            held: watch::channel(Vec::new()).0,
             classic_discovery: AtomicBool::new(false),
             git_version: Mutex::new(Some("v1.37.0".to_string())),
         });
@@ -342,6 +353,19 @@ preferences: {{}}
     /// timeout) until [`TestApiServer::thaw`].
     pub fn freeze(&self) {
         self.shared.frozen.send_replace(true);
+    }
+
+    /// Holds back what the watches of `resource` (`deployments.apps`) send: events and bookmarks
+    /// wait, in order, until [`TestApiServer::release_watches`], while lists and `GET`s answer
+    /// at once. A watch cache that lags the API server: an object written now is in a list's
+    /// answer before its watch event reaches a client.
+    pub fn hold_watches(&self, resource: &str) {
+        self.shared.held.send_modify(|h| h.push(resource.to_string()));
+    }
+
+    /// Ends [`TestApiServer::hold_watches`] of `resource`: what waited is sent.
+    pub fn release_watches(&self, resource: &str) {
+        self.shared.held.send_modify(|h| h.retain(|r| r != resource));
     }
 
     /// Answers discovery as a server (or a proxy) without aggregated discovery does:

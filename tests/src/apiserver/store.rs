@@ -442,6 +442,75 @@ pub fn default_replicas(resource: &Resource, object: &mut Value) {
     }
 }
 
+/// Why kube-apiserver refuses the `fieldSelector` query `selector` on `resource` (a 400
+/// `BadRequest` with this message), or `None` when it selects on every field the query names.
+/// The handler (`ListResource` in `apiserver/pkg/endpoints/handlers/get.go`) hands each
+/// requirement, in the order `fields.ParseSelector` sorts the terms, to the kind's field label
+/// conversion and refuses the first it does not support: the built-in kinds' own functions
+/// (`addConversionFuncs` and `AddFieldLabelConversionsFor*` in `pkg/apis/core/v1/conversion.go`:
+/// `field label not supported: <label>`), a custom resource's (`ConvertFieldLabel` of
+/// apiextensions-apiserver's CR converter: `metadata.name`, and `metadata.namespace` when it is
+/// namespaced) and, for every other kind (Deployments, HPAs, ...),
+/// `runtime.DefaultMetaV1FieldSelectorConversion`. (A Pod's legacy `spec.host`, which upstream
+/// converts to `spec.nodeName`, is refused here.)
+pub fn field_selector_error(resource: &Resource, selector: &str) -> Option<String> {
+    let mut terms: Vec<&str> = selector.split(',').filter(|t| !t.is_empty()).collect();
+    terms.sort_unstable();
+    terms.into_iter().find_map(|term| {
+        let label = term.split(['!', '=']).next().unwrap_or_default();
+        field_label_error(resource, label)
+    })
+}
+
+/// The error of the field label conversion of `resource` for `label` (see
+/// [`field_selector_error`]).
+fn field_label_error(resource: &Resource, label: &str) -> Option<String> {
+    let own: Option<&[&str]> = match (resource.group.as_str(), resource.kind.as_str()) {
+        _ if resource.custom => {
+            Some(if resource.namespaced { &["metadata.name", "metadata.namespace"] } else { &["metadata.name"] })
+        }
+        ("", "Pod") => Some(&[
+            "metadata.name",
+            "metadata.namespace",
+            "spec.nodeName",
+            "spec.restartPolicy",
+            "spec.schedulerName",
+            "spec.serviceAccountName",
+            "spec.hostNetwork",
+            "status.phase",
+            "status.podIP",
+            "status.podIPs",
+            "status.nominatedNodeName",
+        ]),
+        ("", "ReplicationController") => Some(&["metadata.name", "metadata.namespace", "status.replicas"]),
+        ("", "Event") => Some(&[
+            "involvedObject.kind",
+            "involvedObject.namespace",
+            "involvedObject.name",
+            "involvedObject.uid",
+            "involvedObject.apiVersion",
+            "involvedObject.resourceVersion",
+            "involvedObject.fieldPath",
+            "reason",
+            "reportingComponent",
+            "source",
+            "type",
+            "metadata.namespace",
+            "metadata.name",
+        ]),
+        ("", "Namespace") => Some(&["status.phase", "metadata.name"]),
+        _ => None,
+    };
+    match own {
+        Some(labels) if labels.contains(&label) => None,
+        Some(_) => Some(format!("field label not supported: {label}")),
+        None if matches!(label, "metadata.name" | "metadata.namespace") => None,
+        None => {
+            Some(format!("{label:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""))
+        }
+    }
+}
+
 /// Whether an object satisfies a `fieldSelector` query (`a.b=c`, `a.b==c`, `a.b!=c`).
 pub fn fields_match(object: &Value, selector: &str) -> bool {
     selector.split(',').map(str::trim).filter(|r| !r.is_empty()).all(|r| {
@@ -513,6 +582,47 @@ pub fn fields_v1(object: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_selectors_kube_apiserver_refuses() {
+        let resources = builtin();
+        let of = |kind: &str| resources.iter().find(|r| r.kind == kind).unwrap();
+        let deployments = of("Deployment");
+        assert_eq!(field_selector_error(deployments, "metadata.name=web"), None);
+        assert_eq!(field_selector_error(deployments, "metadata.namespace!=shop,metadata.name==web"), None);
+        assert_eq!(
+            field_selector_error(deployments, "status.replicas=1"),
+            Some(
+                r#""status.replicas" is not a known field selector: only "metadata.name", "metadata.namespace""#.into()
+            )
+        );
+        // The terms sorted, as `fields.ParseSelector` sorts them: the first refused is named.
+        assert_eq!(
+            field_selector_error(deployments, "spec.paused=true,metadata.name=web,a.b=c"),
+            Some(r#""a.b" is not a known field selector: only "metadata.name", "metadata.namespace""#.into())
+        );
+        assert_eq!(field_selector_error(of("ReplicationController"), "status.replicas=0"), None);
+        assert_eq!(
+            field_selector_error(of("ReplicationController"), "spec.replicas=0"),
+            Some("field label not supported: spec.replicas".into())
+        );
+        assert_eq!(field_selector_error(of("Event"), "involvedObject.name=web,reason=SuccessfulRescale"), None);
+        assert_eq!(
+            field_selector_error(of("Namespace"), "metadata.namespace="),
+            Some("field label not supported: metadata.namespace".into())
+        );
+        let rollouts = optional("rollouts").unwrap();
+        assert_eq!(field_selector_error(&rollouts, "metadata.namespace=shop,metadata.name=web"), None);
+        assert_eq!(
+            field_selector_error(&rollouts, "spec.replicas=1"),
+            Some("field label not supported: spec.replicas".into())
+        );
+        let fleets = optional("fleets").unwrap();
+        assert_eq!(
+            field_selector_error(&fleets, "metadata.namespace=shop"),
+            Some("field label not supported: metadata.namespace".into())
+        );
+    }
 
     #[test]
     fn selectors() {

@@ -60,6 +60,16 @@ fn hpa(objects: &[Value], name: &str) -> Value {
     find(objects, "HorizontalPodAutoscaler", name).clone()
 }
 
+/// HPA `shop/<name>` on Deployment `<name>`, scaling on 60 % cpu utilization, between 2 and 8.
+fn cpu_hpa(name: &str) -> Value {
+    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+            "minReplicas": 2, "maxReplicas": 8,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
+}
+
 /// `hpa_webhook_cross_object_findings_total` of a rule in /metrics (0 when absent).
 async fn findings_total(conn: &mut Conn, rule: &str) -> u64 {
     let (status, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
@@ -252,46 +262,159 @@ async fn cross_object_checks_at_admission_on_both_sides() {
 }
 
 /// `kubectl apply -f dir/` creating a Deployment and its HPA: the HPA's review can come before
-/// the Deployment's watch event reaches the cache. With `denyRules: [HPA403]` that absence,
-/// seen only in the cache, warns and never denies; once the cache has the Deployment, no HPA403.
+/// the Deployment's watch event reaches the cache. Where HPA403 is said (`denyRules: [HPA403]`),
+/// the webhook asks the API server with one LIST by name (`fieldSelector=metadata.name=...`,
+/// `limit=1`, no `resourceVersion`): found, no HPA403 and the cross-object rules run on what was
+/// read; absent, HPA403 denies, as the API server confirmed; no answer in time, the absence from
+/// the cache alone warns and never denies, and the warning says why. Where HPA403 is not said,
+/// no LIST.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hpa403_never_denies_a_target_the_cache_has_not_seen_yet() {
+async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
     let (s, _) = setup().await;
     let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
     let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
-    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "fresh", "namespace": "shop"},
-        "spec": {"selector": {"matchLabels": {"app": "fresh"}}, "template": {"metadata": {"labels": {"app": "fresh"}},
-            "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
-                "resources": {"requests": {"cpu": "100m"}}}]}}}});
-    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "fresh", "namespace": "shop"},
-        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "fresh"},
-            "minReplicas": 2, "maxReplicas": 8,
-            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
-                "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
-    let hpa403 = |answer: &Value| warnings(answer).into_iter().filter(|w| w.starts_with("HPA403")).collect::<Vec<_>>();
-    // The Deployment is on the server, its watch event held back: the cache does not have it.
-    s.api.freeze();
-    s.api.apply(std::slice::from_ref(&deployment));
-    let answer = conn.review("/validate", &review("r1", "CREATE", &hpa, None)).await.unwrap();
-    s.api.thaw();
+    let deployment = |name: &str| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "ghcr.io/example/cart:1.0.0",
+                    "resources": {"requests": {"memory": "128Mi"}}}]}}}})
+    };
+    let hpa = cpu_hpa;
+    let lists = |s: &Setup| {
+        s.api
+            .requests()
+            .into_iter()
+            .filter(|r| r.path == "/apis/apps/v1/namespaces/shop/deployments")
+            .collect::<Vec<_>>()
+    };
+    // The Deployment is on the server, its watch events held back: the cache does not have it.
+    s.api.hold_watches("deployments.apps");
+    s.api.apply(&[deployment("fresh")]);
+    let answer = conn.review("/validate", &review("r1", "CREATE", &hpa("fresh"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    // Found by the LIST: no HPA403, and HPA201 on the Deployment read (no cpu request).
+    assert_eq!(
+        warnings(&answer),
+        [
+            "HPA201 missing-resource-request: cpu utilization needs a cpu request in every container, and container \"app\" of Deployment shop/fresh has none: the controller will not scale on this metric"
+        ]
+    );
+    let asked = lists(&s);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].query, "fieldSelector=metadata.name%3Dfresh&limit=1");
+    // A target that exists nowhere: the API server says so, and HPA403 denies.
+    let answer = conn.review("/validate", &review("r2", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    assert_eq!(
+        response(&answer)["status"]["message"],
+        "HorizontalPodAutoscaler.autoscaling \"ghost\" is invalid: spec.scaleTargetRef.name: Forbidden: HPA403 \
+         target-not-found: no Deployment shop/ghost in the cluster (organization policy: defaults denies HPA403)"
+    );
+    // An UPDATE of an HPA that already pointed at nothing ratchets: the stored object had the
+    // finding, read the same way.
+    let mut stored = hpa("ghost");
+    stored["metadata"]["resourceVersion"] = json!("41");
+    let mut wider = stored.clone();
+    wider["spec"]["maxReplicas"] = json!(9);
+    let answer = conn.review("/validate", &review("r2u", "UPDATE", &wider, Some(&stored))).await.unwrap();
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
     assert_eq!(
-        hpa403(&answer),
-        ["HPA403 target-not-found: no Deployment shop/fresh in the cluster (as hpa-webhook's context cache sees it) \
-          (allowed: absent from the context cache only, whose watch may lag a target written with this HPA)"]
+        warnings(&answer),
+        [
+            "HPA403 target-not-found: no Deployment shop/ghost in the cluster (allowed: the object already had this finding)"
+        ]
     );
-    // The event arrives: the target is found.
+    // The API server does not answer the LIST in time (1 s): the absence from the cache alone
+    // warns, and the warning says why the API server was not asked.
+    s.api.fault("/apis/apps/v1/namespaces/shop/deployments", Fault::Delay(Duration::from_secs(4)));
+    let started = Instant::now();
+    let answer = conn.review("/validate", &review("r3", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_secs(1) && waited < Duration::from_secs(3), "{waited:?}");
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            format!(
+                "hpa-webhook checked the cross-object rules of this HPA in part: its scale target was not read: the API \
+                 server at {} did not answer within 1s while listing deployments.apps in namespace shop",
+                s.api.url()
+            ),
+            "HPA403 target-not-found: no Deployment shop/ghost in the cluster (as hpa-webhook's context cache sees it) \
+             (allowed: absent from the context cache only, whose watch may lag a target written with this HPA)"
+                .to_string(),
+        ]
+    );
+    s.api.clear_faults();
+    // The events arrive: the target is in the cache, and no LIST is needed.
+    s.api.release_watches("deployments.apps");
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
+        let before = lists(&s).len();
+        let answer = conn.review("/validate", &review("r4", "CREATE", &hpa("fresh"), None)).await.unwrap();
         assert_eq!(response(&answer)["allowed"], true, "{answer}");
-        if hpa403(&answer).is_empty() {
+        if lists(&s).len() == before {
             break;
         }
         assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // Each LIST counted in /metrics by what it answered.
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let mut reads: Vec<&str> = text.lines().filter(|l| l.starts_with("hpa_webhook_target_reads_total{")).collect();
+    reads.sort_unstable();
+    let found = reads.iter().find(|l| l.contains("result=\"found\"")).copied().unwrap_or_default().to_string();
+    assert!(found.starts_with("hpa_webhook_target_reads_total{verb=\"list\",result=\"found\"} "), "{reads:?}");
+    assert_eq!(
+        reads.iter().filter(|l| !l.contains("result=\"found\"")).copied().collect::<Vec<_>>(),
+        [
+            "hpa_webhook_target_reads_total{verb=\"list\",result=\"not_found\"} 2",
+            "hpa_webhook_target_reads_total{verb=\"list\",result=\"timeout\"} 1",
+        ]
+    );
+    server.stop().await;
+
+    // Under a deadline of 1 s (`--request-timeout`), the read waits half of it: the review is
+    // answered, with its warning, not cut off with a 503 (which `failurePolicy: Fail` would turn
+    // into a refusal of the HPA).
+    let (server, mut conn) = s.webhook(&["--policy", &policy, "--request-timeout", "1s"]).await;
+    s.api.hold_watches("deployments.apps");
+    s.api.fault("/apis/apps/v1/namespaces/shop/deployments", Fault::Delay(Duration::from_secs(4)));
+    let answer = conn.review("/validate", &review("r6", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer)[0],
+        format!(
+            "hpa-webhook checked the cross-object rules of this HPA in part: its scale target was not read: the API \
+             server at {} did not answer within 0.5s while listing deployments.apps in namespace shop",
+            s.api.url()
+        )
+    );
+    s.api.clear_faults();
+    s.api.release_watches("deployments.apps");
+    server.stop().await;
+
+    // HPA403 raised to a warning by the lint configuration, without `denyRules`: asked all the
+    // same, and the API server's answer is the warning.
+    let config = s._dir.path().join("lint.yaml");
+    std::fs::write(&config, "rules:\n  HPA403: warning\n").unwrap();
+    let config = config.display().to_string();
+    let (server, mut conn) = s.webhook(&["--lint-config", &config]).await;
+    let before = lists(&s).len();
+    let answer = conn.review("/validate", &review("r7", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), ["HPA403 target-not-found: no Deployment shop/ghost in the cluster"]);
+    assert_eq!(lists(&s).len(), before + 1);
+    server.stop().await;
+
+    // Without HPA403 (not selected, no `denyRules`), no LIST: nothing would be said.
+    let (server, mut conn) = s.webhook(&[]).await;
+    let before = lists(&s).len();
+    let answer = conn.review("/validate", &review("r5", "CREATE", &hpa("ghost"), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), Vec::<String>::new());
+    assert_eq!(lists(&s).len(), before);
     server.stop().await;
 }
 
@@ -360,14 +483,7 @@ async fn replicas_at_admission_follow_who_set_them() {
         }
         d
     };
-    let hpa_of = |name: &str| {
-        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-                "minReplicas": 2, "maxReplicas": 8,
-                "metrics": [{"type": "Resource", "resource": {"name": "cpu",
-                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}})
-    };
+    let hpa_of = cpu_hpa;
 
     // `helm install` of a chart without replicas: the HPA of the chart is admitted.
     s.api.apply_as(&[deployment("cart", None)], "helm", "Update");
@@ -1035,7 +1151,7 @@ async fn runtime_classes_and_crds_are_watched() {
             let message = response(&answer)["status"]["message"].as_str().unwrap();
             assert!(
                 message.contains(&format!(
-                    "HPA403 target-not-found: no {target} in the cluster (as hpa-webhook's context cache sees it)"
+                    "HPA403 target-not-found: no {target} in the cluster (organization policy: defaults denies HPA403)"
                 )),
                 "{release}: {message}"
             );
@@ -1129,7 +1245,7 @@ async fn a_custom_resource_target_is_read_at_admission() {
     let message = response(&answer)["status"]["message"].as_str().unwrap();
     assert!(
         message.contains(
-            "HPA403 target-not-found: no WorkerPool batch/scaled in the cluster (as hpa-webhook's context cache sees it)"
+            "HPA403 target-not-found: no WorkerPool batch/scaled in the cluster (organization policy: defaults denies HPA403)"
         ),
         "{message}"
     );
@@ -1171,10 +1287,10 @@ async fn a_custom_resource_target_is_read_at_admission() {
     assert_eq!(
         reads,
         [
-            "hpa_webhook_target_reads_total{result=\"found\"} 1",
-            "hpa_webhook_target_reads_total{result=\"not_found\"} 1",
-            "hpa_webhook_target_reads_total{result=\"refused\"} 2",
-            "hpa_webhook_target_reads_total{result=\"timeout\"} 1",
+            "hpa_webhook_target_reads_total{verb=\"get\",result=\"found\"} 1",
+            "hpa_webhook_target_reads_total{verb=\"get\",result=\"not_found\"} 1",
+            "hpa_webhook_target_reads_total{verb=\"get\",result=\"refused\"} 2",
+            "hpa_webhook_target_reads_total{verb=\"get\",result=\"timeout\"} 1",
         ]
     );
     server.stop().await;
