@@ -507,8 +507,10 @@ fn metric_answers_are_filtered_by_the_metric_and_pod_selectors() {
     let tmp = tempfile::tempdir().unwrap();
     let with_get = tmp.path().join("custom-http_requests.json");
     std::fs::write(&with_get, list.to_string()).unwrap();
-    let run =
-        hpa_lint(&["diagnose", "--snapshot", &objects, &external, &with_get.display().to_string(), "web", "-o", "json"], "");
+    let run = hpa_lint(
+        &["diagnose", "--snapshot", &objects, &external, &with_get.display().to_string(), "web", "-o", "json"],
+        "",
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let d = run.json();
     assert_eq!(d["metrics"][0]["current"], "10", "{d:#}");
