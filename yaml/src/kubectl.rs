@@ -62,7 +62,7 @@ impl Piece<'_> {
 
     /// A mark of `text` as a mark of the piece as written (the same unless it is
     /// [`shorter`](Self::shorter)).
-    fn as_written(&self, m: Mark) -> Mark {
+    pub(crate) fn as_written(&self, m: Mark) -> Mark {
         let m = if self.indented.is_empty() { m } else { Indented::undo(self.indented, m) };
         if !self.line_starts.is_empty() {
             // Same characters, other line breaks: the line and column of the index as written.

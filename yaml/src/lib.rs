@@ -452,6 +452,9 @@ struct Builder<'c> {
     /// The character saphyr reads for go-yaml's `\'` escape in the piece being read
     /// ([`whitespace::Whitespace::apostrophe`]): a string is given back its `'`.
     apostrophe: Option<char>,
+    /// go-yaml's values of the piece's scalars saphyr reads otherwise, by where their tokens
+    /// start in the piece as written ([`whitespace::Whitespace::values`]).
+    values: Vec<(u32, String)>,
 }
 
 /// The builder's buffers, kept on each thread from file to file: a document's tree is moved
@@ -519,6 +522,7 @@ impl<'c> Builder<'c> {
             last_end: Mark::default(),
             bom: None,
             apostrophe: None,
+            values: Vec::new(),
         }
     }
 
@@ -647,6 +651,16 @@ impl<'c> Builder<'c> {
             self.alias_bomb = true;
             self.go_problem(at, format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON));
         }
+    }
+
+    /// go-yaml's value of the scalar saphyr read up to `end`, after the event that ended at
+    /// `start` (marks of the text read; a scalar's event starts at its properties, or past
+    /// the header of a block scalar), when saphyr reads it otherwise ([`Builder::values`]).
+    #[cold]
+    fn go_value(&self, piece: &kubectl::Piece<'_>, start: Mark, end: Mark) -> Option<String> {
+        let (start, end) = (piece.as_written(start).index, piece.as_written(end).index);
+        let at = self.values.partition_point(|(i, _)| *i < start);
+        self.values.get(at).filter(|(i, _)| *i < end).map(|(_, v)| v.clone())
     }
 
     /// Adds a scalar.
@@ -1036,6 +1050,7 @@ fn build_piece(
         let retry = !json && scanned.is_none();
         let indented = scanned.as_ref().map_or(&[][..], |w| w.indented.as_slice());
         builder.apostrophe = scanned.as_ref().and_then(|w| w.apostrophe);
+        builder.values = scanned.as_ref().map(|w| w.values.clone()).unwrap_or_default();
         match read_events(
             kubectl::Piece { text, line_starts: &starts, indented, ..piece },
             None,
@@ -1137,7 +1152,7 @@ fn read_events(
                 };
             }
         };
-        builder.last_end = Mark::from_saphyr(span.end);
+        let last_end = std::mem::replace(&mut builder.last_end, Mark::from_saphyr(span.end));
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, span, limits) {
                 Skip::Built => {}
@@ -1273,7 +1288,14 @@ fn read_events(
                     break;
                 }
             }
-            Event::Scalar(value, style, anchor, tag) => match resolve(&value, style, tag.as_deref(), &mut binary) {
+            Event::Scalar(mut value, style, anchor, tag) => match {
+                if !builder.values.is_empty()
+                    && let Some(go) = builder.go_value(&piece, last_end, local_end)
+                {
+                    value = Cow::Owned(go);
+                }
+                resolve(&value, style, tag.as_deref(), &mut binary)
+            } {
                 Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
                     builder.slot(SlotKind::MergeKey, span, anchor);
                 }
@@ -2549,6 +2571,34 @@ mod tests {
             serde_json::json!({"a": "x' y '\nz", "b": "\u{a0}\u{85}\u{2028}\u{2029}\u{1b}'"})
         );
         assert_eq!(json("a: x\\'y\nb: 'x\\'\n"), serde_json::json!({"a": "x\\'y", "b": "x\\"}));
+    }
+
+    #[test]
+    fn yaml_1_1_line_breaks_fold_as_go_yamls_do() {
+        // kubectl 1.33's values (`create --dry-run=client`): go-yaml breaks lines at U+2028 and
+        // U+2029 and keeps them in the value, never folded; a `\` before one joins the lines;
+        // kubectl's line reader ends the last line with a `\n`, after a U+0085 too.
+        let cases = [
+            ("a: 'x\u{2028}\n  y'\n", "x\u{2028}\ny"),
+            ("a: \"x \u{2028} y\"\n", "x\u{2028}y"),
+            ("a: \"x\\\u{2028}y\"\n", "xy"),
+            ("a: \"x\\\n  \u{2028}y\"\n", "x\u{2028}y"),
+            ("a: 'x \n\u{2028}  y'\n", "x\u{2028}y"),
+            ("a: b\u{2028}  c\n", "b\u{2028}c"),
+            ("a: |\n  x\u{2028}\n  y\n", "x\u{2028}\ny\n"),
+            ("a: >\n  x\u{2028}\u{2028}\n  y\n", "x\u{2028}\u{2028}\ny\n"),
+            ("a: >\n  x\n\n  y\u{2029}\n", "x\ny\u{2029}"),
+            ("a: >+\n  x\u{85}", "x\n\n"),
+            ("a: |+\n  x\u{2028}", "x\u{2028}\n"),
+        ];
+        for (text, value) in cases {
+            let parsed = parse(text);
+            assert_eq!(parsed.error, None, "{text:?}");
+            assert_eq!(parsed.documents[0].root().to_json(), serde_json::json!({"a": value}), "{text:?}");
+        }
+        let parsed = parse("a: {b: x\u{2028}y}\nc: [x\u{2029}\n  y, z]\n");
+        let json = serde_json::json!({"a": {"b": "x\u{2028}y"}, "c": ["x\u{2029}\ny", "z"]});
+        assert_eq!(parsed.documents[0].root().to_json(), json);
     }
 
     /// Which documents are read as JSON ([`Document::json`]): the values of a JSON stream, one
