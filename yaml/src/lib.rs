@@ -2369,11 +2369,15 @@ mod tests {
             ("a: {x: 1, \"y\"\n\n: 1}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
             ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
             ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
-            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 5)),
+            // go-yaml names the escape's line, not the scalar's.
+            ("a: \"x\n  y\n  \\z\"\n", "yaml: line 3: found unknown escape character", (3, 3)),
+            ("a: \"x\\\n  y\\x4\"\n", "yaml: line 2: did not find expected hexdecimal number", (2, 6)),
+            ("a: \"x\r\n\\uD800\"\n", "yaml: line 2: found invalid Unicode character escape code", (2, 3)),
             // An anchor's name ends at a bracket glued to it, which go-yaml's scanner refuses.
             ("a: 1\nb: &x{ 2\nc: 3\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
             // YAML 1.2's `\/` is none of go-yaml's escapes.
-            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 6)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
             ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
             ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),
