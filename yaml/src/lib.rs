@@ -2332,6 +2332,16 @@ mod tests {
     }
 
     #[test]
+    fn an_anchors_name_ends_at_a_colon_glued_to_it() {
+        // kubectl 1.33: go-yaml's anchor is `nginx`, on the plain scalar `:1.25` (saphyr's
+        // name would take the `:1.25`, and the value be null).
+        let p = parse("image: &nginx:1.25\ntag: *nginx\n&a:b: c\n");
+        assert_eq!(p.error, None);
+        let json = serde_json::json!({"image": ":1.25", "tag": ":1.25", ":b": "c"});
+        assert_eq!(p.documents[0].root().to_json(), json);
+    }
+
+    #[test]
     fn byte_order_marks_past_a_pieces_start_are_text() {
         let text = "a: \u{feff}b\nc: d\u{feff}\n\u{feff}  e: [\u{feff}f]\n---\n\u{feff}g: \u{e000}\n";
         let p = parse(text);
@@ -2380,6 +2390,9 @@ mod tests {
             ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 6)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
             ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
+            // In a flow collection a `:` glued to an anchor is a value indicator.
+            ("a: 1\nb: {k: &x:y}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 10)),
+            ("a: 1\nb: [k: &x:y]\n", "yaml: line 1: did not find expected ',' or ']'", (2, 10)),
             ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),
             // Lines count from the document's first line (after the `---`).
             ("a: 1\n---\nb:\n  c: 1\n d: 2\n", "yaml: line 2: did not find expected key", (5, 2)),

@@ -144,10 +144,11 @@ pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     })
 }
 
-/// Whether a text may have an alias glued to a `:` (`*a: b`), whose name go-yaml ends there
-/// and saphyr does not. An alias is rare in a manifest: nearly always one pass of `memchr`.
+/// Whether a text may have an alias or an anchor glued to a `:` (`*a: b`, `&a:b`), whose name
+/// go-yaml ends there and saphyr does not. An alias or an anchor is rare in a manifest: nearly
+/// always one pass of `memchr2`.
 pub(crate) fn glued_alias(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'*', bytes).any(|i| {
+    memchr::memchr2_iter(b'*', b'&', bytes).any(|i| {
         let rest = bytes.get(i + 1..).unwrap_or_default();
         let name = rest.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
         name > 0 && rest.get(name) == Some(&b':')
@@ -463,6 +464,7 @@ impl Scanner<'_> {
                     self.skip();
                 }
                 '*' | '&' => {
+                    let key_allowed = self.allowed;
                     self.save_key();
                     self.allowed = false;
                     self.skip();
@@ -481,6 +483,19 @@ impl Scanner<'_> {
                         && (self.blankz(1) || (self.flow > 0 && matches!(self.at(1), Some(',' | ']' | '}'))))
                     {
                         self.pads.push((self.pos, 1, self.line, self.col));
+                    }
+                    // So does an anchor's: in the block context, the `:` then starts the plain
+                    // scalar the anchor is on (`&a:b` is `:b`, `yaml_parser_fetch_plain_scalar`),
+                    // which a space before it makes saphyr read too.
+                    if c == '&' && self.flow == 0 && self.at(0) == Some(':') && !self.blankz(1) {
+                        self.pads.push((self.pos, 1, self.line, self.col));
+                    }
+                    // In a flow collection the `:` is a value indicator; where no simple key
+                    // may start (after a `:`), it follows the anchored empty node with no key,
+                    // where go-yaml's parser wants the collection's next entry.
+                    if c == '&' && self.flow > 0 && !key_allowed && self.at(0) == Some(':') {
+                        self.parser_error = true;
+                        return Err(Some((self.mark(), self.wanted_in_flow())));
                     }
                     self.after_node = c == '*';
                 }
