@@ -2332,6 +2332,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tags_suffix_takes_a_bang_as_go_yamls_does() {
+        // kubectl 1.33: `!!!y` is the handle `!!` and the suffix `!y`, a tag go-yaml does not
+        // know; saphyr's URI refused the `!` (`did not find expected tag URI`).
+        let p = parse("a: !!!y b\nc: !!!!y d\ng: [!!!q h]\ni: !!a!b j\n");
+        assert_eq!(p.error, None);
+        let json = serde_json::json!({"a": "b", "c": "d", "g": ["h"], "i": "j"});
+        assert_eq!(p.documents[0].root().to_json(), json);
+    }
+
+    #[test]
     fn an_anchors_name_ends_at_a_colon_glued_to_it() {
         // kubectl 1.33: go-yaml's anchor is `nginx`, on the plain scalar `:1.25` (saphyr's
         // name would take the `:1.25`, and the value be null).

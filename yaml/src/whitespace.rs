@@ -133,11 +133,17 @@ fn apostrophe_stand_in(text: &str) -> Option<(char, char)> {
 
 /// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
 /// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not, or with a character no
-/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow. A tag is
+/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow, or with a
+/// `!` after its handle (`!!!y`), which go-yaml's URI takes and saphyr's does not. A tag is
 /// rare in a manifest: nearly always one pass of `memchr`.
 pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'!', bytes).any(|i| {
         let rest = bytes.get(i + 1..).unwrap_or_default();
+        let token = &rest[..rest.iter().position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(rest.len())];
+        let handle = token.iter().position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')));
+        if handle.is_some_and(|k| token[k] == b'!' && token[k + 1..].contains(&b'!')) {
+            return true;
+        }
         rest.iter()
             .take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .any(|&b| matches!(b, b',' | b'[' | b']') || !crate::kubectl::uri_char(char::from(b)))
@@ -527,8 +533,14 @@ impl Scanner<'_> {
                         (0..=k).for_each(|_| self.skip());
                         return Err(Some((self.mark(), "did not find expected tag URI")));
                     }
+                    // After a handle, a `!` is a character of go-yaml's URI (`!!!y`: the handle
+                    // `!!`, the suffix `!y`) and of no YAML 1.2 tag: saphyr is given a `.`.
+                    let suffix = name.filter(|&k| !verbatim && self.at(k) == Some('!')).map(|k| start + k + 1);
                     while !self.blankz(0) {
                         if !verbatim && matches!(self.at(0), Some(',' | '[' | ']')) {
+                            self.patch('.');
+                        }
+                        if suffix.is_some_and(|from| self.pos >= from) && self.at(0) == Some('!') {
                             self.patch('.');
                         }
                         // `yaml_parser_scan_tag`: the URI ends at a character it cannot hold,
