@@ -1288,28 +1288,28 @@ fn read_events(
                     break;
                 }
             }
-            Event::Scalar(mut value, style, anchor, tag) => match {
+            Event::Scalar(mut value, style, anchor, tag) => {
                 if !builder.values.is_empty()
                     && let Some(go) = builder.go_value(&piece, last_end, local_end)
                 {
                     value = Cow::Owned(go);
                 }
-                resolve(&value, style, tag.as_deref(), &mut binary)
-            } {
-                Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
-                    builder.slot(SlotKind::MergeKey, span, anchor);
+                match resolve(&value, style, tag.as_deref(), &mut binary) {
+                    Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
+                        builder.slot(SlotKind::MergeKey, span, anchor);
+                    }
+                    Ok(scalar) => {
+                        builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
+                        builder.scalar(scalar, span, anchor);
+                    }
+                    // A text its tag refuses (`!!int abc`): the document is refused in go-yaml's
+                    // words; a null keeps the tree whole until then.
+                    Err(problem) => {
+                        builder.go_problem(span.start, format!("{}yaml: {problem}", kubectl::YAML_TO_JSON));
+                        builder.scalar(Scalar::Null, span, anchor);
+                    }
                 }
-                Ok(scalar) => {
-                    builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
-                    builder.scalar(scalar, span, anchor);
-                }
-                // A text its tag refuses (`!!int abc`): the document is refused in go-yaml's
-                // words; a null keeps the tree whole until then.
-                Err(problem) => {
-                    builder.go_problem(span.start, format!("{}yaml: {problem}", kubectl::YAML_TO_JSON));
-                    builder.scalar(Scalar::Null, span, anchor);
-                }
-            },
+            }
             Event::Alias(id) => match builder.anchors.get(&id) {
                 Some((anchored, decoded)) => {
                     let (size, decoded) = (anchored.len(), *decoded);
