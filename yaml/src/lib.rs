@@ -909,8 +909,12 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
     };
+    // A byte order mark go-yaml reads as text is given to saphyr as a character it reads so,
+    // as in a text read as YAML from its start (`build_into`).
+    let boms = kubectl::text_boms(&text[from..]);
+    builder.bom = boms.as_ref().map(|(_, c)| *c);
     let rest = kubectl::Piece {
-        text: &text[from..],
+        text: boms.as_ref().map_or(&text[from..], |(t, _)| t.as_str()),
         start: at,
         separator: None,
         shorter: &[],
@@ -939,7 +943,12 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
     }
     out.error = match error {
         Some(_) if first => Some(json_error(document)),
-        Some((mark, message)) => Some(SyntaxError { mark: rest.absolute(mark), message, document }),
+        Some((mark, mut message)) => {
+            if let Some(stand_in) = builder.bom {
+                message = message.replace(stand_in, "\u{feff}");
+            }
+            Some(SyntaxError { mark: rest.absolute(mark), message, document })
+        }
         None => None,
     };
     (out, true)
@@ -2645,6 +2654,21 @@ mod tests {
     /// What kubectl (1.33 and later: `YAMLOrJSONDecoder`) reads of a text that starts with a
     /// JSON object and goes on with something else, shape by shape ([`kubectl::JsonStream`];
     /// tests/tests/malformed.rs compares the same shapes with kubectl itself).
+    #[test]
+    fn byte_order_marks_of_json_read_as_yaml_are_text() {
+        // kubectl 1.33: JSON refuses the mark between two members, and the text read again as
+        // YAML has it in a plain key; after a JSON value, a YAML document has one in a value.
+        let p = parse("{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\u{feff}\"metadata\": {\"name\": \"web\"}}\n");
+        assert_eq!(p.error, None);
+        let json =
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "\u{feff}\"metadata\"": {"name": "web"}});
+        assert_eq!(p.documents[0].root().to_json(), json);
+        let p = parse("{\"a\": 1}\n---\nb: x\u{feff}\n");
+        assert_eq!(p.error, None);
+        let docs: Vec<_> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(docs, [serde_json::json!({"a": 1}), serde_json::json!({"b": "x\u{feff}"})]);
+    }
+
     #[test]
     fn json_then_more_is_read_as_kubectl_reads_it() {
         const A: &str = r#"{"kind": "A", "n": 1}"#;
