@@ -62,7 +62,7 @@ impl Piece<'_> {
 
     /// A mark of `text` as a mark of the piece as written (the same unless it is
     /// [`shorter`](Self::shorter)).
-    fn as_written(&self, m: Mark) -> Mark {
+    pub(crate) fn as_written(&self, m: Mark) -> Mark {
         let m = if self.indented.is_empty() { m } else { Indented::undo(self.indented, m) };
         if !self.line_starts.is_empty() {
             // Same characters, other line breaks: the line and column of the index as written.
@@ -969,8 +969,6 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "mapping values are not allowed in this context"
         | "mapping keys are not allowed in this context"
         | "block sequence entries are not allowed in this context"
-        | "while parsing a quoted scalar, found unknown escape character"
-        | "while parsing a quoted scalar, found invalid Unicode character escape code"
         | "while scanning an anchor or alias, did not find expected alphabetic or numeric character"
         | "while scanning a verbatim tag, did not find the expected '>'"
         | "while scanning a tag, did not find expected whitespace or line break"
@@ -992,9 +990,16 @@ pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) 
         "while scanning a quoted scalar, found unexpected document indicator" => {
             (document_indicator(piece, mark).unwrap_or(mark), strip(message), Count::Scanner)
         }
+        // saphyr points at the scalar's start, go-yaml at the escape (its `\` when it does not
+        // know the letter, else the first of its digits).
+        "while parsing a quoted scalar, found unknown escape character"
+        | "while parsing a quoted scalar, found invalid Unicode character escape code" => {
+            (bad_escape(piece, mark).unwrap_or(mark), strip(message), Count::Scanner)
+        }
         "while parsing a quoted scalar, did not find expected hexadecimal number" => {
             // libyaml's spelling, which go-yaml keeps.
-            (mark, "did not find expected hexdecimal number".to_string(), Count::Scanner)
+            let at = bad_escape(piece, mark).unwrap_or(mark);
+            (at, "did not find expected hexdecimal number".to_string(), Count::Scanner)
         }
         "expected whitespace" => (mark, "did not find expected whitespace".to_string(), Count::Scanner),
         "invalid global tag character" => (mark, "did not find expected tag URI".to_string(), Count::Scanner),
@@ -1150,6 +1155,58 @@ pub(crate) fn block_entry_in_flow(piece: &str, at: Mark) -> Option<(Mark, String
         _ => d,
     });
     (depth > 0).then(|| (at, worded(at, "did not find expected node content", Count::Parser)))
+}
+
+/// Where go-yaml's scanner stops at the first escape it refuses in the double-quoted scalar
+/// that starts at `quote` (a mark of `piece`, as saphyr counts lines): the `\` of an escape
+/// it does not know, the first digit of a `\x`, `\u` or `\U` whose digits are not hex or
+/// name no character (`yaml_parser_scan_flow_scalar`: its marks are not past them yet).
+fn bad_escape(piece: &str, quote: Mark) -> Option<Mark> {
+    let from = offset(piece, quote);
+    let mut chars = piece.get(from..)?.chars().peekable();
+    let mut at = quote;
+    let step = |at: &mut Mark, c: char, next: Option<&char>| {
+        at.index += 1;
+        if c == '\n' || (c == '\r' && next != Some(&'\n')) {
+            at.line += 1;
+            at.col = 0;
+        } else {
+            at.col += 1;
+        }
+    };
+    let c = chars.next().filter(|c| *c == '"')?;
+    step(&mut at, c, chars.peek());
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            return None;
+        }
+        if c != '\\' {
+            step(&mut at, c, chars.peek());
+            continue;
+        }
+        let escape = at;
+        step(&mut at, c, chars.peek());
+        let letter = chars.next()?;
+        let len = match letter {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            '0' | 'a' | 'b' | 't' | '\t' | 'n' | 'v' | 'f' | 'r' | 'e' | ' ' | '"' | '\'' | '\\' | 'N' | '_' | 'L'
+            | 'P' | '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => 0,
+            _ => return Some(escape),
+        };
+        step(&mut at, letter, chars.peek());
+        if len > 0 {
+            let digits: String = chars.clone().take(len).collect();
+            let code = (digits.len() == len && digits.chars().all(|d| d.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(&digits, 16).ok())
+                .flatten();
+            if code.and_then(char::from_u32).is_none() {
+                return Some(at);
+            }
+        }
+    }
+    None
 }
 
 /// The byte offset of a piece's mark in its text.

@@ -452,6 +452,9 @@ struct Builder<'c> {
     /// The character saphyr reads for go-yaml's `\'` escape in the piece being read
     /// ([`whitespace::Whitespace::apostrophe`]): a string is given back its `'`.
     apostrophe: Option<char>,
+    /// go-yaml's values of the piece's scalars saphyr reads otherwise, by where their tokens
+    /// start in the piece as written ([`whitespace::Whitespace::values`]).
+    values: Vec<(u32, String)>,
 }
 
 /// The builder's buffers, kept on each thread from file to file: a document's tree is moved
@@ -519,6 +522,7 @@ impl<'c> Builder<'c> {
             last_end: Mark::default(),
             bom: None,
             apostrophe: None,
+            values: Vec::new(),
         }
     }
 
@@ -647,6 +651,16 @@ impl<'c> Builder<'c> {
             self.alias_bomb = true;
             self.go_problem(at, format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON));
         }
+    }
+
+    /// go-yaml's value of the scalar saphyr read up to `end`, after the event that ended at
+    /// `start` (marks of the text read; a scalar's event starts at its properties, or past
+    /// the header of a block scalar), when saphyr reads it otherwise ([`Builder::values`]).
+    #[cold]
+    fn go_value(&self, piece: &kubectl::Piece<'_>, start: Mark, end: Mark) -> Option<String> {
+        let (start, end) = (piece.as_written(start).index, piece.as_written(end).index);
+        let at = self.values.partition_point(|(i, _)| *i < start);
+        self.values.get(at).filter(|(i, _)| *i < end).map(|(_, v)| v.clone())
     }
 
     /// Adds a scalar.
@@ -895,8 +909,12 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
     };
+    // A byte order mark go-yaml reads as text is given to saphyr as a character it reads so,
+    // as in a text read as YAML from its start (`build_into`).
+    let boms = kubectl::text_boms(&text[from..]);
+    builder.bom = boms.as_ref().map(|(_, c)| *c);
     let rest = kubectl::Piece {
-        text: &text[from..],
+        text: boms.as_ref().map_or(&text[from..], |(t, _)| t.as_str()),
         start: at,
         separator: None,
         shorter: &[],
@@ -925,7 +943,12 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
     }
     out.error = match error {
         Some(_) if first => Some(json_error(document)),
-        Some((mark, message)) => Some(SyntaxError { mark: rest.absolute(mark), message, document }),
+        Some((mark, mut message)) => {
+            if let Some(stand_in) = builder.bom {
+                message = message.replace(stand_in, "\u{feff}");
+            }
+            Some(SyntaxError { mark: rest.absolute(mark), message, document })
+        }
         None => None,
     };
     (out, true)
@@ -1036,6 +1059,7 @@ fn build_piece(
         let retry = !json && scanned.is_none();
         let indented = scanned.as_ref().map_or(&[][..], |w| w.indented.as_slice());
         builder.apostrophe = scanned.as_ref().and_then(|w| w.apostrophe);
+        builder.values = scanned.as_ref().map(|w| w.values.clone()).unwrap_or_default();
         match read_events(
             kubectl::Piece { text, line_starts: &starts, indented, ..piece },
             None,
@@ -1137,7 +1161,7 @@ fn read_events(
                 };
             }
         };
-        builder.last_end = Mark::from_saphyr(span.end);
+        let last_end = std::mem::replace(&mut builder.last_end, Mark::from_saphyr(span.end));
         if builder.pruning.kind.is_some() {
             match skip(builder, &event, span, limits) {
                 Skip::Built => {}
@@ -1273,21 +1297,28 @@ fn read_events(
                     break;
                 }
             }
-            Event::Scalar(value, style, anchor, tag) => match resolve(&value, style, tag.as_deref(), &mut binary) {
-                Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
-                    builder.slot(SlotKind::MergeKey, span, anchor);
+            Event::Scalar(mut value, style, anchor, tag) => {
+                if !builder.values.is_empty()
+                    && let Some(go) = builder.go_value(&piece, last_end, local_end)
+                {
+                    value = Cow::Owned(go);
                 }
-                Ok(scalar) => {
-                    builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
-                    builder.scalar(scalar, span, anchor);
+                match resolve(&value, style, tag.as_deref(), &mut binary) {
+                    Ok(_) if resolve::is_merge_key(&value, style, tag.as_deref()) => {
+                        builder.slot(SlotKind::MergeKey, span, anchor);
+                    }
+                    Ok(scalar) => {
+                        builder.non_finite |= matches!(scalar, Scalar::Float(f) if !f.is_finite());
+                        builder.scalar(scalar, span, anchor);
+                    }
+                    // A text its tag refuses (`!!int abc`): the document is refused in go-yaml's
+                    // words; a null keeps the tree whole until then.
+                    Err(problem) => {
+                        builder.go_problem(span.start, format!("{}yaml: {problem}", kubectl::YAML_TO_JSON));
+                        builder.scalar(Scalar::Null, span, anchor);
+                    }
                 }
-                // A text its tag refuses (`!!int abc`): the document is refused in go-yaml's
-                // words; a null keeps the tree whole until then.
-                Err(problem) => {
-                    builder.go_problem(span.start, format!("{}yaml: {problem}", kubectl::YAML_TO_JSON));
-                    builder.scalar(Scalar::Null, span, anchor);
-                }
-            },
+            }
             Event::Alias(id) => match builder.anchors.get(&id) {
                 Some((anchored, decoded)) => {
                     let (size, decoded) = (anchored.len(), *decoded);
@@ -2310,6 +2341,26 @@ mod tests {
     }
 
     #[test]
+    fn a_tags_suffix_takes_a_bang_as_go_yamls_does() {
+        // kubectl 1.33: `!!!y` is the handle `!!` and the suffix `!y`, a tag go-yaml does not
+        // know; saphyr's URI refused the `!` (`did not find expected tag URI`).
+        let p = parse("a: !!!y b\nc: !!!!y d\ng: [!!!q h]\ni: !!a!b j\n");
+        assert_eq!(p.error, None);
+        let json = serde_json::json!({"a": "b", "c": "d", "g": ["h"], "i": "j"});
+        assert_eq!(p.documents[0].root().to_json(), json);
+    }
+
+    #[test]
+    fn an_anchors_name_ends_at_a_colon_glued_to_it() {
+        // kubectl 1.33: go-yaml's anchor is `nginx`, on the plain scalar `:1.25` (saphyr's
+        // name would take the `:1.25`, and the value be null).
+        let p = parse("image: &nginx:1.25\ntag: *nginx\n&a:b: c\n");
+        assert_eq!(p.error, None);
+        let json = serde_json::json!({"image": ":1.25", "tag": ":1.25", ":b": "c"});
+        assert_eq!(p.documents[0].root().to_json(), json);
+    }
+
+    #[test]
     fn byte_order_marks_past_a_pieces_start_are_text() {
         let text = "a: \u{feff}b\nc: d\u{feff}\n\u{feff}  e: [\u{feff}f]\n---\n\u{feff}g: \u{e000}\n";
         let p = parse(text);
@@ -2347,13 +2398,20 @@ mod tests {
             ("a: {x: 1, \"y\"\n\n: 1}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 1)),
             ("---\n{a: 1]\n", "yaml: line 1: did not find expected ',' or '}'", (2, 6)),
             ("a: 'x\nb: 1\n", "yaml: line 3: found unexpected end of stream", (3, 1)),
-            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: \"\\q\"\n", "yaml: found unknown escape character", (1, 5)),
+            // go-yaml names the escape's line, not the scalar's.
+            ("a: \"x\n  y\n  \\z\"\n", "yaml: line 3: found unknown escape character", (3, 3)),
+            ("a: \"x\\\n  y\\x4\"\n", "yaml: line 2: did not find expected hexdecimal number", (2, 6)),
+            ("a: \"x\r\n\\uD800\"\n", "yaml: line 2: found invalid Unicode character escape code", (2, 3)),
             // An anchor's name ends at a bracket glued to it, which go-yaml's scanner refuses.
             ("a: 1\nb: &x{ 2\nc: 3\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
             // YAML 1.2's `\/` is none of go-yaml's escapes.
-            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 4)),
+            ("a: \"x\\/y\"\n", "yaml: found unknown escape character", (1, 6)),
             ("a: @x\n", "yaml: found character that cannot start any token", (1, 4)),
             ("a: *nope\n", "yaml: unknown anchor 'nope' referenced", (1, 4)),
+            // In a flow collection a `:` glued to an anchor is a value indicator.
+            ("a: 1\nb: {k: &x:y}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 10)),
+            ("a: 1\nb: [k: &x:y]\n", "yaml: line 1: did not find expected ',' or ']'", (2, 10)),
             ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator", (2, 1)),
             // Lines count from the document's first line (after the `---`).
             ("a: 1\n---\nb:\n  c: 1\n d: 2\n", "yaml: line 2: did not find expected key", (5, 2)),
@@ -2551,6 +2609,34 @@ mod tests {
         assert_eq!(json("a: x\\'y\nb: 'x\\'\n"), serde_json::json!({"a": "x\\'y", "b": "x\\"}));
     }
 
+    #[test]
+    fn yaml_1_1_line_breaks_fold_as_go_yamls_do() {
+        // kubectl 1.33's values (`create --dry-run=client`): go-yaml breaks lines at U+2028 and
+        // U+2029 and keeps them in the value, never folded; a `\` before one joins the lines;
+        // kubectl's line reader ends the last line with a `\n`, after a U+0085 too.
+        let cases = [
+            ("a: 'x\u{2028}\n  y'\n", "x\u{2028}\ny"),
+            ("a: \"x \u{2028} y\"\n", "x\u{2028}y"),
+            ("a: \"x\\\u{2028}y\"\n", "xy"),
+            ("a: \"x\\\n  \u{2028}y\"\n", "x\u{2028}y"),
+            ("a: 'x \n\u{2028}  y'\n", "x\u{2028}y"),
+            ("a: b\u{2028}  c\n", "b\u{2028}c"),
+            ("a: |\n  x\u{2028}\n  y\n", "x\u{2028}\ny\n"),
+            ("a: >\n  x\u{2028}\u{2028}\n  y\n", "x\u{2028}\u{2028}\ny\n"),
+            ("a: >\n  x\n\n  y\u{2029}\n", "x\ny\u{2029}"),
+            ("a: >+\n  x\u{85}", "x\n\n"),
+            ("a: |+\n  x\u{2028}", "x\u{2028}\n"),
+        ];
+        for (text, value) in cases {
+            let parsed = parse(text);
+            assert_eq!(parsed.error, None, "{text:?}");
+            assert_eq!(parsed.documents[0].root().to_json(), serde_json::json!({"a": value}), "{text:?}");
+        }
+        let parsed = parse("a: {b: x\u{2028}y}\nc: [x\u{2029}\n  y, z]\n");
+        let json = serde_json::json!({"a": {"b": "x\u{2028}y"}, "c": ["x\u{2029}\ny", "z"]});
+        assert_eq!(parsed.documents[0].root().to_json(), json);
+    }
+
     /// Which documents are read as JSON ([`Document::json`]): the values of a JSON stream, one
     /// whose `{` is within the first 4096 bytes (`GuessJSONStream`), not the YAML after them.
     #[test]
@@ -2568,6 +2654,21 @@ mod tests {
     /// What kubectl (1.33 and later: `YAMLOrJSONDecoder`) reads of a text that starts with a
     /// JSON object and goes on with something else, shape by shape ([`kubectl::JsonStream`];
     /// tests/tests/malformed.rs compares the same shapes with kubectl itself).
+    #[test]
+    fn byte_order_marks_of_json_read_as_yaml_are_text() {
+        // kubectl 1.33: JSON refuses the mark between two members, and the text read again as
+        // YAML has it in a plain key; after a JSON value, a YAML document has one in a value.
+        let p = parse("{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\",\u{feff}\"metadata\": {\"name\": \"web\"}}\n");
+        assert_eq!(p.error, None);
+        let json =
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "\u{feff}\"metadata\"": {"name": "web"}});
+        assert_eq!(p.documents[0].root().to_json(), json);
+        let p = parse("{\"a\": 1}\n---\nb: x\u{feff}\n");
+        assert_eq!(p.error, None);
+        let docs: Vec<_> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(docs, [serde_json::json!({"a": 1}), serde_json::json!({"b": "x\u{feff}"})]);
+    }
+
     #[test]
     fn json_then_more_is_read_as_kubectl_reads_it() {
         const A: &str = r#"{"kind": "A", "n": 1}"#;

@@ -17,7 +17,9 @@
 //!
 //! It also ends a comment-free token before `#` after a quoted scalar or a flow collection
 //! (`"a"#c`: a comment), and breaks lines at U+0085, U+2028 and U+2029 as at `\n` (inside a
-//! quoted scalar, U+0085 only: go-yaml keeps the others in the text).
+//! quoted scalar, U+0085 only: go-yaml keeps the others in the text). go-yaml keeps a U+2028 or
+//! U+2029 it breaks a line at in the scalar's value, where saphyr folds the `\n` it is given:
+//! such a scalar's value is go-yaml's, computed here ([`Whitespace::values`]).
 //!
 //! A `\/` in a double-quoted scalar, an escape of YAML 1.2 that go-yaml does not know, is given
 //! to saphyr as one it refuses too (`\q`). A `\'`, an escape go-yaml knows (`'`) and YAML and
@@ -58,6 +60,11 @@ pub(crate) struct Whitespace {
     /// The character saphyr reads where go-yaml reads a `\'` of a double-quoted scalar as `'`,
     /// when `text` has one ([`apostrophe_stand_in`]).
     pub apostrophe: Option<char>,
+    /// go-yaml's value of each scalar whose line breaks saphyr reads otherwise (a U+2028 or
+    /// U+2029, which go-yaml breaks a line at and keeps in the value, or a U+0085), by the
+    /// character index in the piece where its token starts, in order ([`flow_value`],
+    /// [`block_value`]).
+    pub values: Vec<(u32, String)>,
 }
 
 /// Whether a piece has what [`scan`] looks at: a tab, a `\/` or `\'` ([`foreign_escape`]), a tag taking a flow indicator ([`glued_tag`]), or a line break YAML 1.1
@@ -126,21 +133,28 @@ fn apostrophe_stand_in(text: &str) -> Option<(char, char)> {
 
 /// Whether a text may have a tag with a `,`, `[` or `]` in it (`[!!null, b]`), which go-yaml's
 /// `yaml_parser_scan_tag_uri` takes into the tag and saphyr does not, or with a character no
-/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow. A tag is
+/// URI holds (`!!str#c`), which ends go-yaml's tag where white space must follow, or with a
+/// `!` after its handle (`!!!y`), which go-yaml's URI takes and saphyr's does not. A tag is
 /// rare in a manifest: nearly always one pass of `memchr`.
 pub(crate) fn glued_tag(bytes: &[u8]) -> bool {
     memchr::memchr_iter(b'!', bytes).any(|i| {
         let rest = bytes.get(i + 1..).unwrap_or_default();
+        let token = &rest[..rest.iter().position(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(rest.len())];
+        let handle = token.iter().position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')));
+        if handle.is_some_and(|k| token[k] == b'!' && token[k + 1..].contains(&b'!')) {
+            return true;
+        }
         rest.iter()
             .take_while(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .any(|&b| matches!(b, b',' | b'[' | b']') || !crate::kubectl::uri_char(char::from(b)))
     })
 }
 
-/// Whether a text may have an alias glued to a `:` (`*a: b`), whose name go-yaml ends there
-/// and saphyr does not. An alias is rare in a manifest: nearly always one pass of `memchr`.
+/// Whether a text may have an alias or an anchor glued to a `:` (`*a: b`, `&a:b`), whose name
+/// go-yaml ends there and saphyr does not. An alias or an anchor is rare in a manifest: nearly
+/// always one pass of `memchr2`.
 pub(crate) fn glued_alias(bytes: &[u8]) -> bool {
-    memchr::memchr_iter(b'*', bytes).any(|i| {
+    memchr::memchr2_iter(b'*', b'&', bytes).any(|i| {
         let rest = bytes.get(i + 1..).unwrap_or_default();
         let name = rest.iter().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
         name > 0 && rest.get(name) == Some(&b':')
@@ -177,6 +191,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         flows: Vec::new(),
         after_node: false,
         parser_error: false,
+        values: Vec::new(),
     };
     let error = s.run().err().flatten();
     let mut indented = Vec::with_capacity(s.pads.len());
@@ -199,7 +214,7 @@ pub(crate) fn scan(text: &str) -> Whitespace {
         Some(text)
     };
     let count = if s.parser_error { Count::Parser } else { Count::Scanner };
-    Whitespace { text, error, count, indented, apostrophe: s.apostrophe, kept: s.kept }
+    Whitespace { text, error, count, indented, apostrophe: s.apostrophe, kept: s.kept, values: s.values }
 }
 
 /// go-yaml's line breaks (`is_break`).
@@ -249,6 +264,8 @@ struct Scanner<'a> {
     parser_error: bool,
     /// The escape for a `\'` and its character, once looked for: `Some(None)` when there is none.
     stand_in: Option<Option<(char, char)>>,
+    /// go-yaml's values of scalars saphyr reads otherwise ([`Whitespace::values`]).
+    values: Vec<(u32, String)>,
 }
 
 impl Scanner<'_> {
@@ -304,22 +321,24 @@ impl Scanner<'_> {
     /// A line break inside a quoted scalar (`\r\n` is one), and the next line indented for
     /// saphyr where it needs to be ([`Scanner::indent_line`]). go-yaml's `read_line` makes
     /// U+0085 a `\n`, which it folds as any, and keeps U+2028 and U+2029 in the text: the first
-    /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text).
-    fn quoted_break(&mut self) {
-        let kept = matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
+    /// is given to saphyr as `\n`, the others left as written (saphyr reads them as text), but
+    /// after a `\` (`escaped`: go-yaml joins the lines, saphyr refuses the escape), where
+    /// they are given as `\n` too (the value is go-yaml's, [`Whitespace::values`]).
+    fn quoted_break(&mut self, escaped: bool) {
+        let kept = !escaped && matches!(self.at(0), Some('\u{2028}' | '\u{2029}'));
         if kept {
             self.kept.push(u32::try_from(self.pos).unwrap_or(u32::MAX));
         }
         if self.at(0) == Some('\r') && self.at(1) == Some('\n') {
             self.pos += 1;
-        } else if self.at(0) == Some('\u{85}') {
+        } else if !kept && matches!(self.at(0), Some('\u{85}' | '\u{2028}' | '\u{2029}')) {
             self.patch('\n');
         }
         self.pos += 1;
         self.line += 1;
         self.col = 0;
         if !kept {
-            self.indent_line();
+            self.indent_line(true);
         }
     }
 
@@ -343,14 +362,18 @@ impl Scanner<'_> {
     /// at no indentation: a line whose first character is left of the block indentation
     /// (`indent + 1`, the column saphyr wants there) is indented for saphyr
     /// ([`Indented`]). Blank lines need nothing, and a `---`, `...` or `%` at column 0 is
-    /// what it is to go-yaml wherever it is.
-    fn indent_line(&mut self) {
+    /// what it is to go-yaml wherever it is. In a quoted scalar (`quoted`), a U+2028 or U+2029
+    /// is a character to saphyr, which wants it indented.
+    fn indent_line(&mut self, quoted: bool) {
         let mut col = 0u32;
         while self.at(col as usize).is_some_and(is_blank) {
             col += 1;
         }
         let first = self.at(col as usize);
-        if first.is_none_or(is_break) || (col == 0 && (first == Some('%') || self.document_indicator(None))) {
+        let text_to_saphyr = |c: char| quoted && matches!(c, '\u{2028}' | '\u{2029}');
+        if first.is_none_or(|c| is_break(c) && !text_to_saphyr(c))
+            || (col == 0 && (first == Some('%') || self.document_indicator(None)))
+        {
             return;
         }
         let need = u32::try_from(self.indent + 1).unwrap_or(0);
@@ -447,6 +470,7 @@ impl Scanner<'_> {
                     self.skip();
                 }
                 '*' | '&' => {
+                    let key_allowed = self.allowed;
                     self.save_key();
                     self.allowed = false;
                     self.skip();
@@ -465,6 +489,19 @@ impl Scanner<'_> {
                         && (self.blankz(1) || (self.flow > 0 && matches!(self.at(1), Some(',' | ']' | '}'))))
                     {
                         self.pads.push((self.pos, 1, self.line, self.col));
+                    }
+                    // So does an anchor's: in the block context, the `:` then starts the plain
+                    // scalar the anchor is on (`&a:b` is `:b`, `yaml_parser_fetch_plain_scalar`),
+                    // which a space before it makes saphyr read too.
+                    if c == '&' && self.flow == 0 && self.at(0) == Some(':') && !self.blankz(1) {
+                        self.pads.push((self.pos, 1, self.line, self.col));
+                    }
+                    // In a flow collection the `:` is a value indicator; where no simple key
+                    // may start (after a `:`), it follows the anchored empty node with no key,
+                    // where go-yaml's parser wants the collection's next entry.
+                    if c == '&' && self.flow > 0 && !key_allowed && self.at(0) == Some(':') {
+                        self.parser_error = true;
+                        return Err(Some((self.mark(), self.wanted_in_flow())));
                     }
                     self.after_node = c == '*';
                 }
@@ -496,8 +533,14 @@ impl Scanner<'_> {
                         (0..=k).for_each(|_| self.skip());
                         return Err(Some((self.mark(), "did not find expected tag URI")));
                     }
+                    // After a handle, a `!` is a character of go-yaml's URI (`!!!y`: the handle
+                    // `!!`, the suffix `!y`) and of no YAML 1.2 tag: saphyr is given a `.`.
+                    let suffix = name.filter(|&k| !verbatim && self.at(k) == Some('!')).map(|k| start + k + 1);
                     while !self.blankz(0) {
                         if !verbatim && matches!(self.at(0), Some(',' | '[' | ']')) {
+                            self.patch('.');
+                        }
+                        if suffix.is_some_and(|from| self.pos >= from) && self.at(0) == Some('!') {
                             self.patch('.');
                         }
                         // `yaml_parser_scan_tag`: the URI ends at a character it cannot hold,
@@ -626,7 +669,7 @@ impl Scanner<'_> {
                 if self.flow == 0 {
                     self.allowed = true;
                 } else {
-                    self.indent_line();
+                    self.indent_line(false);
                 }
             } else {
                 return;
@@ -637,6 +680,7 @@ impl Scanner<'_> {
     /// `yaml_parser_scan_plain_scalar`: its white space, and the tabs it refuses.
     fn plain(&mut self) -> Step {
         let indent = self.indent + 1;
+        let start = self.pos;
         let mut leading_blanks = false;
         loop {
             let at_document_indicator = self.document_indicator(None);
@@ -668,7 +712,7 @@ impl Scanner<'_> {
                 } else {
                     self.skip_break();
                     if self.flow > 0 {
-                        self.indent_line();
+                        self.indent_line(false);
                     }
                     leading_blanks = true;
                 }
@@ -680,11 +724,31 @@ impl Scanner<'_> {
         if leading_blanks {
             self.allowed = true;
         }
+        // The scalar ends at its last character but white space.
+        let end = (start..self.pos).rev().find(|&i| !self.c.get(i).is_some_and(|&c| is_blank(c) || is_break(c)));
+        if let Some(end) = end {
+            self.record(start, |c| flow_value(&c[start..=end], None));
+        }
         Ok(())
+    }
+
+    /// Keeps go-yaml's value of the scalar whose token starts at `start` and ends where the
+    /// scanner is, when saphyr reads it otherwise: when it holds a line break saphyr does not
+    /// have (U+2028, U+2029: saphyr is given a `\n`, or reads it as text in a quoted scalar) or
+    /// a U+0085 (a `\n` to saphyr, but for where kubectl's line reader adds one after it).
+    #[cold]
+    fn record(&mut self, start: usize, value: impl FnOnce(&[char]) -> Option<String>) {
+        let span = self.c.get(start..self.pos).unwrap_or_default();
+        if span.iter().any(|c| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}'))
+            && let Some(value) = value(self.c)
+        {
+            self.values.push((u32::try_from(start).unwrap_or(u32::MAX), value));
+        }
     }
 
     /// `yaml_parser_scan_flow_scalar`: a continuation line's leading tabs are white space.
     fn quoted(&mut self, single: bool) -> Step {
+        let start = self.pos;
         self.skip();
         loop {
             let at_document_indicator = self.document_indicator(None);
@@ -702,7 +766,7 @@ impl Scanner<'_> {
                     (Some('"'), _) if !single => break,
                     (Some('\\'), Some(n)) if !single && is_break(n) => {
                         self.skip();
-                        self.quoted_break();
+                        self.quoted_break(true);
                         leading_blanks = true;
                         break;
                     }
@@ -735,7 +799,9 @@ impl Scanner<'_> {
                 }
             }
             if self.at(0) == Some(if single { '\'' } else { '"' }) {
+                let end = self.pos;
                 self.skip();
+                self.record(start, |c| flow_value(&c[start + 1..end], Some(single)));
                 return Ok(());
             }
             while let Some(c) = self.at(0).filter(|&c| is_blank(c) || is_break(c)) {
@@ -745,7 +811,7 @@ impl Scanner<'_> {
                     }
                     self.skip();
                 } else {
-                    self.quoted_break();
+                    self.quoted_break(false);
                     leading_blanks = true;
                 }
             }
@@ -754,6 +820,7 @@ impl Scanner<'_> {
 
     /// `yaml_parser_scan_block_scalar`: its indentation, where a tab is refused.
     fn block_scalar(&mut self) -> Step {
+        let (start, parent) = (self.pos, self.indent);
         self.skip();
         let mut increment = 0i64;
         for _ in 0..2 {
@@ -801,6 +868,7 @@ impl Scanner<'_> {
             }
             self.block_breaks(&mut indent)?;
         }
+        self.record(start, |c| block_value(&c[start..], parent));
         Ok(())
     }
 
@@ -825,6 +893,247 @@ impl Scanner<'_> {
         }
         Ok(())
     }
+}
+
+/// go-yaml's `read_line`: the line break at `c[*i]` as it goes into a scalar's value (`\r\n`,
+/// `\r`, `\n` and U+0085 as `\n`; U+2028 and U+2029 as themselves), past it.
+fn read_line(c: &[char], i: &mut usize, out: &mut String) {
+    match c.get(*i) {
+        Some('\r') if c.get(*i + 1) == Some(&'\n') => {
+            out.push('\n');
+            *i += 2;
+        }
+        Some('\r' | '\n' | '\u{85}') => {
+            out.push('\n');
+            *i += 1;
+        }
+        Some(&b @ ('\u{2028}' | '\u{2029}')) => {
+            out.push(b);
+            *i += 1;
+        }
+        _ => {}
+    }
+}
+
+/// The value go-yaml gives a plain scalar (`quoted: None`: `c` from its first character to its
+/// last but white space) or a quoted one (`Some(single)`: `c` between its quotes), folded as
+/// `yaml_parser_scan_flow_scalar` and `yaml_parser_scan_plain_scalar` of `scannerc.go` fold
+/// it: white space before a line break is dropped, and so is white space after one; the first
+/// break of a run is a space when it is a `\n` and no other follows, the breaks after it when
+/// some do, and a U+2028 or U+2029 is kept with the breaks after it. A double-quoted scalar's
+/// escapes are go-yaml v2's (a `\` before a line break joins the lines). `None` for an escape
+/// go-yaml refuses (the scanner refused it first).
+pub(crate) fn flow_value(c: &[char], quoted: Option<bool>) -> Option<String> {
+    let double = quoted == Some(false);
+    let mut s = String::with_capacity(c.len());
+    let (mut whitespaces, mut leading_break, mut trailing_breaks) = (String::new(), String::new(), String::new());
+    let mut i = 0;
+    while i < c.len() {
+        let mut leading_blanks = false;
+        while let Some(&ch) = c.get(i).filter(|&&ch| !is_blank(ch) && !is_break(ch)) {
+            match (ch, c.get(i + 1).copied()) {
+                ('\'', Some('\'')) if quoted == Some(true) => {
+                    s.push('\'');
+                    i += 2;
+                }
+                ('\\', Some(n)) if double && is_break(n) => {
+                    i += 1;
+                    let mut skipped = String::new();
+                    read_line(c, &mut i, &mut skipped);
+                    leading_blanks = true;
+                    break;
+                }
+                ('\\', Some(n)) if double => {
+                    let (escaped, len) = go_escape(n, c.get(i + 2..).unwrap_or_default())?;
+                    s.push(escaped);
+                    i += 2 + len;
+                }
+                _ => {
+                    s.push(ch);
+                    i += 1;
+                }
+            }
+        }
+        while let Some(&ch) = c.get(i).filter(|&&ch| is_blank(ch) || is_break(ch)) {
+            if is_blank(ch) {
+                if !leading_blanks {
+                    whitespaces.push(ch);
+                }
+                i += 1;
+            } else if !leading_blanks {
+                whitespaces.clear();
+                read_line(c, &mut i, &mut leading_break);
+                leading_blanks = true;
+            } else {
+                read_line(c, &mut i, &mut trailing_breaks);
+            }
+        }
+        if leading_blanks {
+            if leading_break.starts_with('\n') {
+                if trailing_breaks.is_empty() {
+                    s.push(' ');
+                } else {
+                    s.push_str(&trailing_breaks);
+                }
+            } else {
+                s.push_str(&leading_break);
+                s.push_str(&trailing_breaks);
+            }
+            leading_break.clear();
+            trailing_breaks.clear();
+        } else {
+            s.push_str(&whitespaces);
+            whitespaces.clear();
+        }
+    }
+    Some(s)
+}
+
+/// A double-quoted scalar's escape `\` `n` (`rest` follows `n`) as go-yaml v2 reads it: the
+/// character and how many characters of `rest` it takes (`yaml_parser_scan_flow_scalar`: no
+/// `\/`; `\'` is `'`; a `\x`, `\u` or `\U` of a surrogate or past U+10FFFF is refused).
+fn go_escape(n: char, rest: &[char]) -> Option<(char, usize)> {
+    let c = match n {
+        '0' => '\0',
+        'a' => '\u{7}',
+        'b' => '\u{8}',
+        't' | '\t' => '\t',
+        'n' => '\n',
+        'v' => '\u{b}',
+        'f' => '\u{c}',
+        'r' => '\r',
+        'e' => '\u{1b}',
+        ' ' => ' ',
+        '"' => '"',
+        '\'' => '\'',
+        '\\' => '\\',
+        'N' => '\u{85}',
+        '_' => '\u{a0}',
+        'L' => '\u{2028}',
+        'P' => '\u{2029}',
+        'x' | 'u' | 'U' => {
+            let len = match n {
+                'x' => 2,
+                'u' => 4,
+                _ => 8,
+            };
+            let digits: String = rest.get(..len)?.iter().collect();
+            let code = u32::from_str_radix(&digits, 16).ok()?;
+            return char::from_u32(code).map(|c| (c, len));
+        }
+        _ => return None,
+    };
+    Some((c, 0))
+}
+
+/// The value go-yaml gives a block scalar (`yaml_parser_scan_block_scalar` of `scannerc.go`):
+/// `c` from its `|` or `>` to the end of the piece, `parent` the block indentation it is in.
+/// Its lines are broken as [`read_line`] breaks them, so a U+2028 or U+2029 is never folded.
+/// kubectl's line reader ends the piece's last line with a `\n` when the file does not. `None`
+/// for a header or an indentation go-yaml refuses (the scanner refused it first).
+pub(crate) fn block_value(c: &[char], parent: i64) -> Option<String> {
+    let mut owned;
+    let c = if c.last() == Some(&'\n') {
+        c
+    } else {
+        owned = c.to_vec();
+        owned.push('\n');
+        &owned[..]
+    };
+    let literal = c.first() == Some(&'|');
+    let (mut chomping, mut increment) = (0i8, 0i64);
+    let mut i = 1;
+    for _ in 0..2 {
+        match c.get(i) {
+            Some('+') if chomping == 0 => chomping = 1,
+            Some('-') if chomping == 0 => chomping = -1,
+            Some(&d @ '1'..='9') if increment == 0 => increment = i64::from(d.to_digit(10)?),
+            _ => break,
+        }
+        i += 1;
+    }
+    while c.get(i).is_some_and(|&ch| is_blank(ch)) {
+        i += 1;
+    }
+    if c.get(i) == Some(&'#') {
+        while c.get(i).is_some_and(|&ch| !is_break(ch)) {
+            i += 1;
+        }
+    }
+    if !c.get(i).is_some_and(|&ch| is_break(ch)) {
+        return None;
+    }
+    read_line(c, &mut i, &mut String::new());
+    let mut indent = match increment {
+        0 => 0,
+        n if parent >= 0 => parent + n,
+        n => n,
+    };
+    let (mut s, mut leading_break, mut trailing_breaks) = (String::new(), String::new(), String::new());
+    let mut col = 0i64;
+    block_breaks(c, &mut i, &mut col, &mut indent, parent, &mut trailing_breaks)?;
+    let mut leading_blank = false;
+    while col == indent && i < c.len() {
+        let trailing_blank = c.get(i).is_some_and(|&ch| is_blank(ch));
+        if !literal && !leading_blank && !trailing_blank && leading_break.starts_with('\n') {
+            if trailing_breaks.is_empty() {
+                s.push(' ');
+            }
+        } else {
+            s.push_str(&leading_break);
+        }
+        leading_break.clear();
+        s.push_str(&trailing_breaks);
+        trailing_breaks.clear();
+        leading_blank = trailing_blank;
+        while let Some(&ch) = c.get(i).filter(|&&ch| !is_break(ch)) {
+            s.push(ch);
+            i += 1;
+        }
+        read_line(c, &mut i, &mut leading_break);
+        col = 0;
+        block_breaks(c, &mut i, &mut col, &mut indent, parent, &mut trailing_breaks)?;
+    }
+    if chomping != -1 {
+        s.push_str(&leading_break);
+    }
+    if chomping == 1 {
+        s.push_str(&trailing_breaks);
+    }
+    Some(s)
+}
+
+/// `yaml_parser_scan_block_scalar_breaks` for [`block_value`]: the indentation and the empty
+/// lines before a line of a block scalar (the first one sets the indentation when the header
+/// does not).
+fn block_breaks(
+    c: &[char],
+    i: &mut usize,
+    col: &mut i64,
+    indent: &mut i64,
+    parent: i64,
+    breaks: &mut String,
+) -> Option<()> {
+    let mut max_indent = 0i64;
+    loop {
+        while (*indent == 0 || *col < *indent) && c.get(*i) == Some(&' ') {
+            *i += 1;
+            *col += 1;
+        }
+        max_indent = max_indent.max(*col);
+        if (*indent == 0 || *col < *indent) && c.get(*i) == Some(&'\t') {
+            return None;
+        }
+        if !c.get(*i).is_some_and(|&ch| is_break(ch)) {
+            break;
+        }
+        read_line(c, i, breaks);
+        *col = 0;
+    }
+    if *indent == 0 {
+        *indent = max_indent.max(parent + 1).max(1);
+    }
+    Some(())
 }
 
 #[cfg(test)]

@@ -236,8 +236,9 @@ impl<'de> JsonSource<'de> {
     }
 
     fn open(&mut self, bracket: u8) -> Result<(), SourceError> {
+        // encoding/json's `pushParseState`: `s.error(c, "exceeded max depth")`, the bracket quoted.
         if self.stack.len() >= MAX_DEPTH {
-            return Err(self.error("exceeded max depth".into()));
+            return Err(self.invalid(bracket, "exceeded max depth"));
         }
         self.pos += 1;
         self.stack.push((bracket, true));
@@ -459,6 +460,12 @@ mod tests {
     #[test]
     fn nesting_is_bounded() {
         let deep = "[".repeat(MAX_DEPTH + 1);
-        assert_eq!(JsonSource::new(&deep).skip().unwrap_err().message, "exceeded max depth");
+        let error = JsonSource::new(&deep).skip().unwrap_err();
+        assert_eq!(
+            (error.message.as_str(), error.offset),
+            ("invalid character '[' exceeded max depth", Some(MAX_DEPTH))
+        );
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH), "{");
+        assert_eq!(JsonSource::new(&deep).skip().unwrap_err().message, "invalid character '{' exceeded max depth");
     }
 }
