@@ -2,10 +2,9 @@
 //! one document decoded by hpa-core's decoder (unknown and duplicate fields refused), every
 //! problem with the line and column it is at. The webhook's policy file is read with [`read`],
 //! `.hpa-lint.yaml` with its two halves ([`read_document`], then [`decode_node`], as it also
-//! needs where its fields are written), and the `controller:` section of an `hpa-lint simulate`
-//! scenario with [`decode_node`] into the same type as `.hpa-lint.yaml`'s. The rest of a
-//! scenario is still walked by its own reader (`scenario.rs` of hpa-lint, whose fields and words
-//! are its own), which takes [`duplicate_keys`] from here.
+//! needs where its fields are written), and an `hpa-lint simulate` scenario (whose
+//! `controller:` section is `.hpa-lint.yaml`'s type) with [`decode_node_every_error`], which
+//! reports every value it cannot read at once.
 
 use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, Detail, Options, Shape, Strictness};
 
@@ -91,17 +90,33 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
 pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -> Result<T, Vec<ReadError>> {
     decode::decode_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER, Strictness::Strict)
         .map(|decoded| decoded.value)
-        .map_err(|errors| {
-            errors
-                .into_iter()
-                .map(|e| {
-                    let l = locate(node, &e.path);
-                    let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
-                    let message = plain_message(&e, l.node.filter(|_| l.exact));
-                    ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, message)
-                })
-                .collect()
+        .map_err(|errors| located(node, errors))
+}
+
+/// Decodes a node into a `T` as [`decode_node`] does, but going on past every value it cannot
+/// read ([`decode::decode_every_error_from`]): every problem of the node, in the order of the
+/// file, where [`decode_node`] reports what kube-apiserver's decoding would (the first value of
+/// a wrong type, else the unknown and duplicate fields).
+pub fn decode_node_every_error<T: Decode + Default>(
+    node: Node<'_>,
+    package: &'static str,
+) -> Result<T, Vec<ReadError>> {
+    decode::decode_every_error_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER)
+        .map_err(|errors| located(node, errors))
+}
+
+/// The decoder's `errors` on `node`, each at its place (an unknown or duplicate field at its
+/// key, any other at its value) in plain words ([`plain_message`]).
+fn located(node: Node<'_>, errors: Vec<DecodeError>) -> Vec<ReadError> {
+    errors
+        .into_iter()
+        .map(|e| {
+            let l = locate(node, &e.path);
+            let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
+            let message = plain_message(&e, l.node.filter(|_| l.exact));
+            ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, message)
         })
+        .collect()
 }
 
 /// A decoding problem of a file of the tools' own in plain words, with the field it is about

@@ -33,8 +33,8 @@ use hpa_core::evaluator::time::format_ms;
 use hpa_core::features::Gate;
 use hpa_core::rules::objects::{AdmittedPod, TemplateContainer, Workload};
 
-use hpa_core::api::decode::{self, Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Options, Shape, Source};
-use hpa_yaml::NodeSource;
+use hpa_core::api::decode::{Abort, Decode, DecodeErrorKind, Decoder, GoType, Kind, Shape, Source};
+use hpa_yaml::read::ReadErrorKind;
 
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
@@ -690,35 +690,30 @@ fn template_spec(
 }
 
 /// Decodes the scenario document `root` (`ScenarioFile`) with the one decoder, going on past
-/// every value it cannot read (hpa-core's `decode_every_error_from`), as `hpa-lint validate`
+/// every value it cannot read (hpa-yaml's `read::decode_node_every_error`), as `hpa-lint validate`
 /// reports every object of a file: each value of the wrong type, each value refused (a
 /// duration, a quantity, a load) and each unknown or duplicate field, in the order of the file,
 /// at its place and worded as hpa-yaml words the problems of the tools' own files
 /// (`read::plain_message`).
 fn decode_every_problem(root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioError>> {
-    decode::decode_every_error_from(NodeSource::every_key(root), "scenario", Options::KUBE_APISERVER).map_err(
-        |errors| {
-            errors
-                .iter()
-                .map(|e| {
-                    let l = hpa_yaml::locate(root, &e.path);
-                    let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
-                    let message = hpa_yaml::read::plain_message(e, l.node.filter(|_| l.exact));
-                    // A refused value's own words, prefixed with its field path as the plain words
-                    // for a value of the wrong type have it.
-                    let message = match e.kind {
-                        DecodeErrorKind::InvalidValue
-                            if !e.path.is_empty() && !message.starts_with(&format!("{}: ", e.path)) =>
-                        {
-                            format!("{}: {message}", e.path)
-                        }
-                        _ => message,
-                    };
-                    ScenarioError::new(span, message)
-                })
-                .collect()
-        },
-    )
+    hpa_yaml::read::decode_node_every_error(root, "scenario").map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| {
+                // A refused value's own words, prefixed with its field path as the plain words
+                // for a value of the wrong type have it.
+                let message = match e.kind {
+                    ReadErrorKind::Decode(DecodeErrorKind::InvalidValue)
+                        if !e.path.is_empty() && !e.message.starts_with(&format!("{}: ", e.path)) =>
+                    {
+                        format!("{}: {}", e.path, e.message)
+                    }
+                    _ => e.message,
+                };
+                ScenarioError::new(e.span, message)
+            })
+            .collect()
+    })
 }
 
 /// Parses a scenario document, `root`: decodes it, reporting every value it cannot
