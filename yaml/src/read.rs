@@ -138,13 +138,35 @@ pub fn plain_message(e: &DecodeError, found: Option<Node<'_>>) -> String {
         (DecodeErrorKind::DuplicateField, _) => format!("{} is written twice: keep one", e.path),
         (_, Some(Detail::Mismatch(shape))) => {
             let field = if e.path.is_empty() { "the file" } else { e.path.as_str() };
+            let out_of_range = out_of_range(&e.message, found);
             let (found, advice) = describe(found, shape);
-            format!("{field}: expected {}, found {found}{advice}", takes(shape))
+            format!("{field}: expected {}, found {found}{}", takes(shape), out_of_range.as_deref().unwrap_or(advice))
         }
         // Their own words, which name what they are about (`unknown scope "dir": expected
         // file, directory or all`), at its place.
         _ => e.message.clone(),
     }
+}
+
+/// For a whole number found where a Go integer of a narrower width is expected (the decoder's
+/// words end `of type int32`), the range that type holds: `: it must be from -2147483648 to
+/// 2147483647`; `None` for any other mismatch.
+fn out_of_range(message: &str, found: Option<Node<'_>>) -> Option<String> {
+    if !matches!(found.map(Node::kind), Some(NodeKind::Scalar(Scalar::Int(_) | Scalar::UInt(_)))) {
+        return None;
+    }
+    let (min, max): (i128, i128) = match message.rsplit_once(" of type ")?.1 {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" => (0, u64::MAX.into()),
+        _ => return None,
+    };
+    Some(format!(": it must be from {min} to {max}"))
 }
 
 /// What a field of this shape takes, in words.
@@ -388,6 +410,11 @@ mod tests {
             "1:14: maxReplicas: expected a whole number, found the string \"2\": write it without quotes"
         );
         assert_eq!(message("maxReplicas: 1.5\n"), "1:14: maxReplicas: expected a whole number, found 1.5");
+        // A whole number its Go type cannot hold: the range it can.
+        assert_eq!(
+            message("maxReplicas: 99999999999\n"),
+            "1:14: maxReplicas: expected a whole number, found 99999999999: it must be from -2147483648 to 2147483647"
+        );
         assert_eq!(message("maxReplicas: [1]\n"), "1:14: maxReplicas: expected a whole number, found a list");
         assert_eq!(message("labels: {a: {b: c}}\n"), "1:13: labels.a: expected a string, found a mapping");
         assert_eq!(message("labels: x\n"), "1:9: labels: expected a mapping, found the string \"x\"");
