@@ -1263,6 +1263,60 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
             "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
         )
     );
+    // A selector or template labels kube-apiserver cannot decode (YAML reads `1.0` as a
+    // number): the decoder's first error, in the order kubectl sends the keys, before any
+    // validation.
+    let decoded = |error: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal {error}), so there is nothing to scale"
+        )
+    };
+    let number = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("matchLabels: {app: web}", "matchLabels: {app: web, version: 1.0}")
+        .replace("labels: {app: web}", "labels: {app: web, version: true}");
+    assert_eq!(
+        run(&number, "1.37", (6, 5)),
+        (
+            "spec.selector.matchLabels".to_string(),
+            decoded("number into Go struct field LabelSelector.spec.selector.matchLabels of type string"),
+            "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+        )
+    );
+    let fixed = number.replace("version: 1.0", "version: \"1.0\"");
+    assert_eq!(
+        run(&fixed, "1.37", (9, 7)).1,
+        decoded("bool into Go struct field ObjectMeta.spec.template.metadata.labels of type string")
+    );
+    // A count that does not decode comes first; a list where the selector's map goes.
+    let list =
+        WEB_DEPLOYMENT.replace("REPLICAS", "replicas: \"3\"").replace("matchLabels: {app: web}", "matchLabels: [app]");
+    assert_eq!(
+        run(&list, "1.37", (5, 13)).1,
+        decoded("string into Go struct field DeploymentSpec.spec.replicas of type int32")
+    );
+    let list = list.replace("  replicas: \"3\"\n", "");
+    assert_eq!(
+        run(&list, "1.37", (6, 5)).1,
+        decoded("array into Go struct field LabelSelector.spec.selector.matchLabels of type map[string]string")
+    );
+    let scalar = list.replace("  selector:\n    matchLabels: [app]", "  selector: app");
+    assert_eq!(
+        run(&scalar, "1.37", (5, 13)).1,
+        decoded("string into Go struct field DeploymentSpec.spec.selector of type v1.LabelSelector")
+    );
+    // A ReplicationController's selector is a map of strings.
+    let rc = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {app: web, tier: 1}\n  template:\n    metadata:\n      labels: {app: web, tier: \"1\"}\n    spec:\n      containers: [{name: app, image: nginx}]\n";
+    let report = lint(
+        &["--select", "HPA410"],
+        &(rc.to_string()
+            + &hpa.replace("apiVersion: apps/v1, kind: Deployment", "apiVersion: v1, kind: ReplicationController")),
+    );
+    assert_eq!(positions(&report), [(5, 3, "HPA410".to_string())], "{report}");
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController in version \"v1\" cannot be handled as a ReplicationController: json: cannot unmarshal number into Go struct field ReplicationControllerSpec.spec.selector of type string), so there is nothing to scale"
+    );
     // A selector that selects the template: nothing.
     let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("  REPLICAS\n", "") + hpa));
     assert_eq!(positions(&report), []);

@@ -19,7 +19,10 @@ crate::declare_rule! {
     /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
     /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
     /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
-    /// points at the first.
+    /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
+    /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
+    /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
+    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`).
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -152,7 +155,9 @@ impl Rule for WorkloadSetsReplicas {
         if let Some((field, error)) = w.refusal(cx.settings.gates().version()) {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
             // it refuses or that does not select the pod template): it is never created.
-            let help = if field.starts_with("spec.selector") {
+            let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
+                "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")"
+            } else if field.starts_with("spec.selector") {
                 "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
             } else if field == "spec.template.metadata.labels" {
                 "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
