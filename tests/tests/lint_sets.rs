@@ -1317,6 +1317,63 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         said(&report, "HPA410")[0].1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController in version \"v1\" cannot be handled as a ReplicationController: json: cannot unmarshal number into Go struct field ReplicationControllerSpec.spec.selector of type string), so there is nothing to scale"
     );
+    // No selector: required (nothing defaults an apps kind's), and the selector of nothing
+    // (`labels.Nothing()`) does not match the template's labels.
+    let absent = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("  selector:\n    matchLabels: {app: web}\n", "");
+    assert_eq!(
+        run(&absent, "1.37", (4, 1)),
+        (
+            "spec.selector".to_string(),
+            words("[spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"),
+            "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)".to_string()
+        )
+    );
+    // An empty one: the selector as each release prints it, no comparison.
+    let empty = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", "matchLabels: {}");
+    assert_eq!(
+        run(&empty, "1.37", (5, 3)).1,
+        words("spec.selector: Invalid value: {}: empty selector is invalid for deployment")
+    );
+    assert_eq!(
+        run(&empty, "1.33", (5, 3)).1,
+        words(
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"
+        )
+    );
+    let statefulset = empty
+        .replace("kind: Deployment", "kind: StatefulSet")
+        .replace("    matchLabels: {}\n", "")
+        .replace("  selector:\n", "  selector: {}\n");
+    let report = lint(
+        &["--select", "HPA410", "--kubernetes-version", "1.33"],
+        &(statefulset + &hpa.replace("kind: Deployment", "kind: StatefulSet")),
+    );
+    assert_eq!(positions(&report), [(5, 3, "HPA410".to_string())], "{report}");
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset), so there is nothing to scale"
+    );
+    // A ReplicationController's selector defaults from its template's labels: required only
+    // with neither.
+    let rc_hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", "apiVersion: v1, kind: ReplicationController");
+    let defaulted = rc.replace("  selector: {app: web, tier: 1}\n", "");
+    let report = lint(&["--select", "HPA410"], &(defaulted.clone() + &rc_hpa));
+    assert_eq!(positions(&report), []);
+    let neither = defaulted.replace("    metadata:\n      labels: {app: web, tier: \"1\"}\n", "");
+    let report = lint(&["--select", "HPA410"], &(neither.clone() + &rc_hpa));
+    assert_eq!(positions(&report), [(4, 1, "HPA410".to_string())], "{report}");
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: spec.selector: Required value), so there is nothing to scale"
+    );
+    // `ValidateReplicationControllerSpec` checks the selector before the count.
+    let negative = neither.replacen("spec:\n", "spec:\n  replicas: -1\n", 1);
+    let report = lint(&["--select", "HPA410"], &(negative + &rc_hpa));
+    assert_eq!(positions(&report), [(4, 1, "HPA410".to_string())], "{report}");
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]), so there is nothing to scale"
+    );
     // A selector that selects the template: nothing.
     let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("  REPLICAS\n", "") + hpa));
     assert_eq!(positions(&report), []);

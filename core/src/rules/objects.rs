@@ -276,6 +276,9 @@ pub struct Workload {
     /// own pod template (`template_labels_error`). (Boxed: a set keeps thousands of workloads,
     /// almost none with one.)
     pub template_labels_error: Option<Box<crate::field::FieldError>>,
+    /// kube-apiserver's error on a built-in workload without a selector, or with an empty one
+    /// (`selector_error`). (Boxed, as [`Workload::template_labels_error`].)
+    pub selector_error: Option<Box<crate::field::FieldError>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -1139,8 +1142,12 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     let undecodable = workload_decode_refusal(&id, spec).map(Box::new);
     let labels_written = template.and_then(|t| t.field("metadata")).and_then(|m| m.field("labels"));
     let labels_written = labels_written.is_some_and(|l| l.json_type() == "object");
+    let selector_error = selector_error(&id, spec, selector.is_none());
+    let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
+        && id.kind != "ReplicationController";
     let template_labels_error =
-        template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
+        template_labels_error(&id, selector.as_ref(), nothing, &pod_labels, labels_written).map(Box::new);
+    let selector_error = selector_error.map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1152,6 +1159,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         replicas,
         undecodable,
         template_labels_error,
+        selector_error,
         selector,
         pod_labels,
         containers,
@@ -1193,7 +1201,8 @@ impl Workload {
     /// message. Its decoding first ([`Workload::undecodable`]: nothing is validated then);
     /// else the errors of `ValidateDeploymentSpec` (and its kin) in their order: a negative
     /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
-    /// (`ValidateLabelSelector`, label values checked), its template's labels that the selector
+    /// (`ValidateLabelSelector`, label values checked), a missing or empty selector
+    /// (`selector_error`, before the count for a ReplicationController), its template's labels that the selector
     /// does not select ([`Workload::template_labels_error`]). `None` when none of these is
     /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
     pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
@@ -1207,6 +1216,11 @@ impl Workload {
         }
         let spec = Path::new("spec");
         let mut errors = Vec::new();
+        // `ValidateReplicationControllerSpec` checks the selector before the count.
+        let rc = self.id.kind == "ReplicationController";
+        if rc {
+            errors.extend(self.selector_error.as_deref().cloned());
+        }
         if let Some(n) = self.replicas.filter(|n| *n < 0) {
             errors.push(FieldError::invalid(
                 &spec.child("replicas"),
@@ -1218,6 +1232,9 @@ impl Workload {
             && let Some(selector) = &self.selector
         {
             errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+        }
+        if !rc {
+            errors.extend(self.selector_error.as_deref().cloned());
         }
         errors.extend(self.template_labels_error.as_deref().cloned());
         let rendering = crate::field::ValueRendering::of(release);
@@ -1304,10 +1321,13 @@ pub fn workload_decode_refusal<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>)
 /// `spec.template.metadata.labels` with the labels, a `map[string]string` (`{"app":"web"}` from
 /// 1.34, `map[string]string{"app":"web"}` in 1.33, `null` or `map[string]string(nil)` when none
 /// is written), "`selector` does not match template `labels`". A refused selector is left to
-/// [`Workload::refusal`] (kube-apiserver then never compares).
+/// [`Workload::refusal`] (kube-apiserver then never compares). An `apps` kind without a selector
+/// (`nothing`) is compared too: `metav1.LabelSelectorAsSelector` makes `labels.Nothing()` of a
+/// nil selector, which is not `Empty()` and matches no labels.
 fn template_labels_error(
     id: &ObjectId,
     selector: Option<&LabelSelector>,
+    nothing: bool,
     labels: &BTreeMap<String, String>,
     labels_written: bool,
 ) -> Option<crate::field::FieldError> {
@@ -1316,12 +1336,14 @@ fn template_labels_error(
     if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
-    let selector = selector?;
-    let latest = crate::features::KubernetesVersion::LATEST;
-    if selector.matches(labels)
-        || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
-    {
-        return None;
+    if !nothing {
+        let selector = selector?;
+        let latest = crate::features::KubernetesVersion::LATEST;
+        if selector.matches(labels)
+            || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
+        {
+            return None;
+        }
     }
     let value = if labels.is_empty() && !labels_written {
         BadValue::Composite { json: "null".into(), go_syntax: "map[string]string(nil)".into() }
@@ -1337,6 +1359,47 @@ fn template_labels_error(
     let template = spec.child("template");
     let metadata = template.child("metadata");
     Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
+}
+
+/// kube-apiserver's error on a built-in workload's missing or empty selector (`none`: it has no
+/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector` that
+/// nothing defaults: `spec.selector: Required value` when not written (or `null`), and when it
+/// selects nothing written (`{}`, `matchLabels: {}`) `field.Invalid` with the selector (`{}`
+/// from 1.34, 1.33's `%#v` of the dereferenced struct: `v1.LabelSelector{MatchLabels:
+/// map[string]string(nil), ...}`, `{}` for what is written empty) "empty selector is invalid
+/// for deployment" (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`; "for statefulset" in
+/// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
+/// template's labels (`SetDefaults_ReplicationController`); with neither,
+/// `ValidateNonEmptySelector` gives `spec.selector: Required value`.
+fn selector_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
+    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
+    if super::scalable_group(&id.kind) != Some(gv.group()) || !none || id.api_version == "apps/v1beta1" {
+        return None;
+    }
+    let at = Path::new("spec");
+    let at = at.child("selector");
+    let written = spec.and_then(|s| s.field("selector")).filter(|s| s.json_type() != "null");
+    let Some(written) = written.filter(|_| id.kind != "ReplicationController") else {
+        return Some(FieldError::required(&at, ""));
+    };
+    if written.json_type() != "object" {
+        return None;
+    }
+    let empty = |key: &str, kind: &str| {
+        let written = written.field(key).is_some_and(|v| v.json_type() == kind);
+        if written { "{}" } else { "(nil)" }
+    };
+    let go_syntax = format!(
+        "v1.LabelSelector{{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{}}}",
+        empty("matchLabels", "object"),
+        empty("matchExpressions", "array")
+    );
+    let value = BadValue::Composite { json: "{}".into(), go_syntax };
+    let kind = if id.kind == "StatefulSet" { "statefulset" } else { "deployment" };
+    Some(FieldError::invalid(&at, value, format!("empty selector is invalid for {kind}")))
 }
 
 /// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`

@@ -22,7 +22,10 @@ crate::declare_rule! {
     /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
     /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
     /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
-    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`).
+    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). A
+    /// missing selector (`spec.selector: Required value`, and an `apps` kind's template then
+    /// does not match) or an empty one (`empty selector is invalid for deployment`) is refused
+    /// too; a ReplicationController's defaults from its template's labels.
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -157,6 +160,8 @@ impl Rule for WorkloadSetsReplicas {
             // it refuses or that does not select the pod template): it is never created.
             let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
                 "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")"
+            } else if field == "spec.selector" {
+                "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
             } else if field.starts_with("spec.selector") {
                 "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
             } else if field == "spec.template.metadata.labels" {
