@@ -1202,12 +1202,18 @@ fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
 #[test]
 fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
     let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
-    let run = |deployment: &str, release: &str, at: (u64, u64)| {
-        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(deployment.to_string() + hpa));
+    // The HPA410 error on the workload (`target` the HPA's `apiVersion` and `kind`).
+    let run_kind = |target: &str, workload: &str, release: &str, at: (u64, u64)| {
+        let hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", target);
+        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(workload.to_string() + &hpa));
         assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
         assert_eq!(report["diagnostics"][0]["severity"], "error");
         said(&report, "HPA410").remove(0)
     };
+    let run = |deployment: &str, release: &str, at: (u64, u64)| {
+        run_kind("apiVersion: apps/v1, kind: Deployment", deployment, release, at)
+    };
+    let rc_target = "apiVersion: v1, kind: ReplicationController";
     let words = |errors: &str| {
         format!(
             "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: {errors}), so there is nothing to scale"
@@ -1307,14 +1313,8 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
     );
     // A ReplicationController's selector is a map of strings.
     let rc = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {app: web, tier: 1}\n  template:\n    metadata:\n      labels: {app: web, tier: \"1\"}\n    spec:\n      containers: [{name: app, image: nginx}]\n";
-    let report = lint(
-        &["--select", "HPA410"],
-        &(rc.to_string()
-            + &hpa.replace("apiVersion: apps/v1, kind: Deployment", "apiVersion: v1, kind: ReplicationController")),
-    );
-    assert_eq!(positions(&report), [(5, 3, "HPA410".to_string())], "{report}");
     assert_eq!(
-        said(&report, "HPA410")[0].1,
+        run_kind(rc_target, rc, "1.37", (5, 3)).1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController in version \"v1\" cannot be handled as a ReplicationController: json: cannot unmarshal number into Go struct field ReplicationControllerSpec.spec.selector of type string), so there is nothing to scale"
     );
     // No selector: required (nothing defaults an apps kind's), and the selector of nothing
@@ -1344,34 +1344,25 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         .replace("kind: Deployment", "kind: StatefulSet")
         .replace("    matchLabels: {}\n", "")
         .replace("  selector:\n", "  selector: {}\n");
-    let report = lint(
-        &["--select", "HPA410", "--kubernetes-version", "1.33"],
-        &(statefulset + &hpa.replace("kind: Deployment", "kind: StatefulSet")),
-    );
-    assert_eq!(positions(&report), [(5, 3, "HPA410".to_string())], "{report}");
     assert_eq!(
-        said(&report, "HPA410")[0].1,
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &statefulset, "1.33", (5, 3)).1,
         "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset), so there is nothing to scale"
     );
     // A ReplicationController's selector defaults from its template's labels: required only
     // with neither.
-    let rc_hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", "apiVersion: v1, kind: ReplicationController");
+    let rc_hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", rc_target);
     let defaulted = rc.replace("  selector: {app: web, tier: 1}\n", "");
     let report = lint(&["--select", "HPA410"], &(defaulted.clone() + &rc_hpa));
     assert_eq!(positions(&report), []);
     let neither = defaulted.replace("    metadata:\n      labels: {app: web, tier: \"1\"}\n", "");
-    let report = lint(&["--select", "HPA410"], &(neither.clone() + &rc_hpa));
-    assert_eq!(positions(&report), [(4, 1, "HPA410".to_string())], "{report}");
     assert_eq!(
-        said(&report, "HPA410")[0].1,
+        run_kind(rc_target, &neither, "1.37", (4, 1)).1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: spec.selector: Required value), so there is nothing to scale"
     );
     // `ValidateReplicationControllerSpec` checks the selector before the count.
     let negative = neither.replacen("spec:\n", "spec:\n  replicas: -1\n", 1);
-    let report = lint(&["--select", "HPA410"], &(negative + &rc_hpa));
-    assert_eq!(positions(&report), [(4, 1, "HPA410".to_string())], "{report}");
     assert_eq!(
-        said(&report, "HPA410")[0].1,
+        run_kind(rc_target, &negative, "1.37", (4, 1)).1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]), so there is nothing to scale"
     );
     // A selector that selects the template: nothing.
