@@ -1365,6 +1365,16 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         run_kind(rc_target, &negative, "1.37", (4, 1)).1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]), so there is nothing to scale"
     );
+    // Template labels that are no labels: `ValidateLabels` on `spec.template.labels` (the
+    // internal template embeds its metadata), after the comparison; the wording of 1.35.
+    let bad_labels =
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("labels: {app: web}", "labels: {app: web, tier: \"-x\"}");
+    assert_eq!(
+        run(&bad_labels, "1.37", (9, 7)).1,
+        words(
+            "spec.template.labels: Invalid value: \"-x\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+        )
+    );
     // A selector that selects the template: nothing.
     let report = lint(&["--select", "HPA410"], &(WEB_DEPLOYMENT.replace("  REPLICAS\n", "") + hpa));
     assert_eq!(positions(&report), []);

@@ -1203,7 +1203,8 @@ impl Workload {
     /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
     /// (`ValidateLabelSelector`, label values checked), a missing or empty selector
     /// (`selector_error`, before the count for a ReplicationController), its template's labels that the selector
-    /// does not select ([`Workload::template_labels_error`]). `None` when none of these is
+    /// does not select ([`Workload::template_labels_error`]), its template's labels that are no
+    /// valid labels (`ValidateLabels` on `spec.template.labels`). `None` when none of these is
     /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
     pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
         use crate::field::{BadValue, FieldError, Path};
@@ -1237,6 +1238,10 @@ impl Workload {
             errors.extend(self.selector_error.as_deref().cloned());
         }
         errors.extend(self.template_labels_error.as_deref().cloned());
+        // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the internal
+        // `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
+        let labels = spec.child("template");
+        errors.extend(crate::validation::meta::validate_label_map(&self.pod_labels, &labels.child("labels"), release));
         let rendering = crate::field::ValueRendering::of(release);
         for e in &mut errors {
             e.rendering = rendering;

@@ -25,7 +25,9 @@ crate::declare_rule! {
     /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). A
     /// missing selector (`spec.selector: Required value`, and an `apps` kind's template then
     /// does not match) or an empty one (`empty selector is invalid for deployment`) is refused
-    /// too; a ReplicationController's defaults from its template's labels.
+    /// too; a ReplicationController's defaults from its template's labels. So are template
+    /// labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
+    /// label must be ...`, reported where they are written, `spec.template.metadata.labels`).
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -166,6 +168,8 @@ impl Rule for WorkloadSetsReplicas {
                 "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
             } else if field == "spec.template.metadata.labels" {
                 "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+            } else if field == "spec.template.labels" {
+                "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
             } else if w.replicas.is_some_and(|n| n < 0) {
                 "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
             } else {
@@ -176,8 +180,11 @@ impl Rule for WorkloadSetsReplicas {
                 field.clone(),
                 format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
             )
-            .help(help)
-            .on_object(w.id.clone(), field);
+            .help(help);
+            // kube-apiserver names the template's labels `spec.template.labels` (its internal
+            // template embeds the metadata); they are written under `metadata`.
+            let at = if field == "spec.template.labels" { "spec.template.metadata.labels".to_string() } else { field };
+            f = f.on_object(w.id.clone(), at);
             f.severity = super::Severity::Error;
             out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
             return;
