@@ -1202,12 +1202,18 @@ fn replicas_kube_apiserver_refuses_are_errors_in_its_words() {
 #[test]
 fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
     let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: \"10\"}}\n";
-    let run = |deployment: &str, release: &str, at: (u64, u64)| {
-        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(deployment.to_string() + hpa));
+    // The HPA410 error on the workload (`target` the HPA's `apiVersion` and `kind`).
+    let run_kind = |target: &str, workload: &str, release: &str, at: (u64, u64)| {
+        let hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", target);
+        let report = lint(&["--select", "HPA410", "--kubernetes-version", release], &(workload.to_string() + &hpa));
         assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
         assert_eq!(report["diagnostics"][0]["severity"], "error");
         said(&report, "HPA410").remove(0)
     };
+    let run = |deployment: &str, release: &str, at: (u64, u64)| {
+        run_kind("apiVersion: apps/v1, kind: Deployment", deployment, release, at)
+    };
+    let rc_target = "apiVersion: v1, kind: ReplicationController";
     let words = |errors: &str| {
         format!(
             "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: {errors}), so there is nothing to scale"
@@ -1261,6 +1267,101 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
             "spec.selector.matchExpressions[0].operator".to_string(),
             words("spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"),
             "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
+        )
+    );
+    // A selector or template labels kube-apiserver cannot decode (YAML reads `1.0` as a
+    // number): the decoder's first error, in the order kubectl sends the keys, before any
+    // validation.
+    let decoded = |error: &str| {
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal {error}), so there is nothing to scale"
+        )
+    };
+    let number = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("matchLabels: {app: web}", "matchLabels: {app: web, version: 1.0}")
+        .replace("labels: {app: web}", "labels: {app: web, version: true}");
+    assert_eq!(
+        run(&number, "1.37", (6, 5)),
+        (
+            "spec.selector.matchLabels".to_string(),
+            decoded("number into Go struct field LabelSelector.spec.selector.matchLabels of type string"),
+            "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+        )
+    );
+    let fixed = number.replace("version: 1.0", "version: \"1.0\"");
+    assert_eq!(
+        run(&fixed, "1.37", (9, 7)).1,
+        decoded("bool into Go struct field ObjectMeta.spec.template.metadata.labels of type string")
+    );
+    // A count that does not decode comes first; a list where the selector's map goes.
+    let list =
+        WEB_DEPLOYMENT.replace("REPLICAS", "replicas: \"3\"").replace("matchLabels: {app: web}", "matchLabels: [app]");
+    assert_eq!(
+        run(&list, "1.37", (5, 13)).1,
+        decoded("string into Go struct field DeploymentSpec.spec.replicas of type int32")
+    );
+    let list = list.replace("  replicas: \"3\"\n", "");
+    assert_eq!(
+        run(&list, "1.37", (6, 5)).1,
+        decoded("array into Go struct field LabelSelector.spec.selector.matchLabels of type map[string]string")
+    );
+    let scalar = list.replace("  selector:\n    matchLabels: [app]", "  selector: app");
+    assert_eq!(
+        run(&scalar, "1.37", (5, 13)).1,
+        decoded("string into Go struct field DeploymentSpec.spec.selector of type v1.LabelSelector")
+    );
+    // A ReplicationController's selector is a map of strings.
+    let rc = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {app: web, tier: 1}\n  template:\n    metadata:\n      labels: {app: web, tier: \"1\"}\n    spec:\n      containers: [{name: app, image: nginx}]\n";
+    assert_eq!(
+        run_kind(rc_target, rc, "1.37", (5, 3)).1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController in version \"v1\" cannot be handled as a ReplicationController: json: cannot unmarshal number into Go struct field ReplicationControllerSpec.spec.selector of type string), so there is nothing to scale"
+    );
+    // An empty selector: the selector as each release prints it, no comparison.
+    let empty = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", "matchLabels: {}");
+    assert_eq!(
+        run(&empty, "1.37", (5, 3)).1,
+        words("spec.selector: Invalid value: {}: empty selector is invalid for deployment")
+    );
+    assert_eq!(
+        run(&empty, "1.33", (5, 3)).1,
+        words(
+            "spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment"
+        )
+    );
+    let statefulset = empty
+        .replace("kind: Deployment", "kind: StatefulSet")
+        .replace("    matchLabels: {}\n", "")
+        .replace("  selector:\n", "  selector: {}\n");
+    assert_eq!(
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &statefulset, "1.33", (5, 3)).1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset), so there is nothing to scale"
+    );
+    // A ReplicationController's selector defaults from its template's labels: required only
+    // with neither.
+    let rc_hpa = hpa.replace("apiVersion: apps/v1, kind: Deployment", rc_target);
+    let defaulted = rc.replace("  selector: {app: web, tier: 1}\n", "");
+    let report = lint(&["--select", "HPA410"], &(defaulted.clone() + &rc_hpa));
+    assert_eq!(positions(&report), []);
+    let neither = defaulted.replace("    metadata:\n      labels: {app: web, tier: \"1\"}\n", "");
+    assert_eq!(
+        run_kind(rc_target, &neither, "1.37", (4, 1)).1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: spec.selector: Required value), so there is nothing to scale"
+    );
+    // `ValidateReplicationControllerSpec` checks the selector before the count.
+    let negative = neither.replacen("spec:\n", "spec:\n  replicas: -1\n", 1);
+    assert_eq!(
+        run_kind(rc_target, &negative, "1.37", (4, 1)).1,
+        "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]), so there is nothing to scale"
+    );
+    // Template labels that are no labels: `ValidateLabels` on `spec.template.labels` (the
+    // internal template embeds its metadata), after the comparison; the wording of 1.35.
+    let bad_labels =
+        WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("labels: {app: web}", "labels: {app: web, tier: \"-x\"}");
+    assert_eq!(
+        run(&bad_labels, "1.37", (9, 7)).1,
+        words(
+            "spec.template.labels: Invalid value: \"-x\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
         )
     );
     // A selector that selects the template: nothing.

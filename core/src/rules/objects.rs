@@ -266,14 +266,19 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
-    /// Why kube-apiserver cannot decode a built-in workload's `spec.replicas` (`replicas: "3"`,
-    /// `1.5`), in its words ([`replicas_error`]); `None` when it decodes the count. What its
-    /// validation refuses is [`Workload::refusal`]'s.
-    pub replicas_error: Option<String>,
+    /// Why kube-apiserver cannot decode a built-in workload: its `spec.replicas` (`replicas:
+    /// "3"`, `1.5`), its selector or its template's labels (`version: 1.0`), in its words
+    /// ([`workload_decode_refusal`]); `None` when it decodes them. What its validation refuses
+    /// is [`Workload::refusal`]'s. (Boxed: a set keeps thousands of workloads, almost none with
+    /// one.)
+    pub undecodable: Option<Box<DecodeRefusal>>,
     /// kube-apiserver's error on a built-in workload whose valid selector does not select its
     /// own pod template (`template_labels_error`). (Boxed: a set keeps thousands of workloads,
     /// almost none with one.)
     pub template_labels_error: Option<Box<crate::field::FieldError>>,
+    /// kube-apiserver's error on a built-in workload without a selector, or with an empty one
+    /// (`selector_error`). (Boxed, as [`Workload::template_labels_error`].)
+    pub selector_error: Option<Box<crate::field::FieldError>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -1152,8 +1157,9 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         Box::new(r)
     });
     let selector = workload_selector(&id, selector, &pod_labels);
-    let replicas_error = replicas_error_of(&id, replicas);
+    let undecodable = workload_decode_refusal(&id, spec).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
+    let selector_error = selector_error(&id, spec, selector.is_none()).map(Box::new);
     let template_labels_error =
         template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
     let mut spec_integers = Vec::new();
@@ -1166,8 +1172,9 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     Workload {
         id,
         replicas: replicas.and_then(Fields::as_i64),
-        replicas_error,
+        undecodable,
         template_labels_error,
+        selector_error,
         selector,
         pod_labels,
         containers,
@@ -1202,16 +1209,18 @@ fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i6
 impl Workload {
     /// Why kube-apiserver refuses this workload, as far as the rules know (a built-in kind's
     /// replica count and selector), in its words as `release` words them: the field and the
-    /// message. Its decoding first ([`Workload::replicas_error`]: nothing is validated then);
+    /// message. Its decoding first ([`Workload::undecodable`]: nothing is validated then);
     /// else the errors of `ValidateDeploymentSpec` (and its kin) in their order: a negative
     /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
-    /// (`ValidateLabelSelector`, label values checked), its template's labels that the selector
-    /// does not select ([`Workload::template_labels_error`]). `None` when none of these is
+    /// (`ValidateLabelSelector`, label values checked), an empty selector (`selector_error`, an
+    /// RC's missing one before the count), its template's labels that the selector
+    /// does not select ([`Workload::template_labels_error`]), its template's labels that are no
+    /// valid labels (`ValidateLabels` on `spec.template.labels`). `None` when none of these is
     /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
     pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
         use crate::field::{BadValue, FieldError, Path};
-        if let Some(error) = &self.replicas_error {
-            return Some(("spec.replicas".to_string(), error.clone()));
+        if let Some(u) = &self.undecodable {
+            return Some((u.field.clone(), u.message.clone()));
         }
         let gv = GroupVersion::parse_or_empty(&self.id.api_version);
         if super::scalable_group(&self.id.kind) != Some(gv.group()) {
@@ -1219,6 +1228,11 @@ impl Workload {
         }
         let spec = Path::new("spec");
         let mut errors = Vec::new();
+        // `ValidateReplicationControllerSpec` checks the selector before the count.
+        let rc = self.id.kind == "ReplicationController";
+        if rc {
+            errors.extend(self.selector_error.as_deref().cloned());
+        }
         if let Some(n) = self.replicas.filter(|n| *n < 0) {
             errors.push(FieldError::invalid(
                 &spec.child("replicas"),
@@ -1231,7 +1245,14 @@ impl Workload {
         {
             errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
         }
+        if !rc {
+            errors.extend(self.selector_error.as_deref().cloned());
+        }
         errors.extend(self.template_labels_error.as_deref().cloned());
+        // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the internal
+        // `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
+        let labels = spec.child("template");
+        errors.extend(crate::validation::meta::validate_label_map(&self.pod_labels, &labels.child("labels"), release));
         let rendering = crate::field::ValueRendering::of(release);
         for e in &mut errors {
             e.rendering = rendering;
@@ -1280,6 +1301,41 @@ fn replicas_error_of<'a>(id: &ObjectId, replicas: Option<impl Fields<'a>>) -> Op
     Some(cannot_be_handled(id, &format!("{}Spec", id.kind), "spec.replicas", &value, "int32"))
 }
 
+/// What kube-apiserver's decoding refuses in a built-in workload (Deployment, StatefulSet,
+/// ReplicaSet of `apps`, ReplicationController of the core group), whose Go type errors
+/// `sigs.k8s.io/json` keeps while it goes on and reports the first of, in the order kubectl
+/// sends the keys (sorted): `spec.replicas` ([`replicas_error`]), `spec.selector` (a
+/// `*metav1.LabelSelector`, or an RC's `map[string]string`: `matchLabels: {version: 1.0}` is a
+/// number where a label value is a string), then the pod template's `metadata.labels`. The
+/// serializer wraps it (`Deployment in version "v1" cannot be handled as a Deployment: json:
+/// cannot unmarshal number into Go struct field LabelSelector.spec.selector.matchLabels of type
+/// string`). `None` for any other kind, or when these decode.
+pub fn workload_decode_refusal<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<DecodeRefusal> {
+    if let Some(message) = replicas_error(id, spec) {
+        return Some(DecodeRefusal { field: "spec.replicas".to_string(), message });
+    }
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
+        return None;
+    }
+    let spec = spec?;
+    let holder = format!("{}Spec", id.kind);
+    let selector = spec.field("selector").and_then(|s| {
+        if id.kind == "ReplicationController" {
+            string_map_type_error(s, "spec.selector".to_string(), &holder)
+        } else {
+            selector_type_error(s, "spec.selector", &holder)
+        }
+    });
+    let labels = || {
+        let labels = spec.field("template")?.field("metadata")?.field("labels")?;
+        string_map_type_error(labels, "spec.template.metadata.labels".to_string(), "ObjectMeta")
+    };
+    let (field, go_struct, value, go_type) = selector.or_else(labels)?;
+    let message = cannot_be_handled(id, go_struct, &field, value, go_type);
+    Some(DecodeRefusal { field, message })
+}
+
 /// kube-apiserver's error on a built-in workload (Deployment, StatefulSet, ReplicaSet of `apps`,
 /// ReplicationController of the core group) whose selector, valid and not empty, does not select
 /// the labels of its own pod template: `ValidatePodTemplateSpecForReplicaSet` (and its kin for
@@ -1320,6 +1376,47 @@ fn template_labels_error(
     let template = spec.child("template");
     let metadata = template.child("metadata");
     Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
+}
+
+/// kube-apiserver's error on a built-in workload's missing or empty selector (`none`: it has no
+/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector`: when it
+/// selects nothing written (`{}`, `matchLabels: {}`) `field.Invalid` with the selector (`{}`
+/// from 1.34, 1.33's `%#v` of the dereferenced struct: `v1.LabelSelector{MatchLabels:
+/// map[string]string(nil), ...}`, `{}` for what is written empty) "empty selector is invalid
+/// for deployment" (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`; "for statefulset" in
+/// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
+/// template's labels (`SetDefaults_ReplicationController`); with neither,
+/// `ValidateNonEmptySelector` gives `spec.selector: Required value`. An `apps` kind without a
+/// selector (`spec.selector: Required value`, then `labels.Nothing()` matching no template) is
+/// not reported yet: the webhook's test context holds such a Deployment.
+fn selector_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path};
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) || !none {
+        return None;
+    }
+    let at = Path::new("spec");
+    let at = at.child("selector");
+    let written = spec.and_then(|s| s.field("selector")).filter(|s| s.json_type() != "null");
+    if id.kind == "ReplicationController" {
+        return Some(FieldError::required(&at, ""));
+    }
+    let written = written?;
+    if written.json_type() != "object" {
+        return None;
+    }
+    let empty = |key: &str, kind: &str| {
+        let written = written.field(key).is_some_and(|v| v.json_type() == kind);
+        if written { "{}" } else { "(nil)" }
+    };
+    let go_syntax = format!(
+        "v1.LabelSelector{{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{}}}",
+        empty("matchLabels", "object"),
+        empty("matchExpressions", "array")
+    );
+    let value = BadValue::Composite { json: "{}".into(), go_syntax };
+    let kind = if id.kind == "StatefulSet" { "statefulset" } else { "deployment" };
+    Some(FieldError::invalid(&at, value, format!("empty selector is invalid for {kind}")))
 }
 
 /// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`
@@ -1908,7 +2005,8 @@ pub fn pdb_decode_refusal(id: &ObjectId, spec: &Value) -> Option<DecodeRefusal> 
         return intstr;
     }
     if let Some(selector) = spec.get("selector")
-        && let Some((field, go_struct, value, go_type)) = selector_type_error(selector)
+        && let Some((field, go_struct, value, go_type)) =
+            selector_type_error(selector, "spec.selector", "PodDisruptionBudgetSpec")
     {
         return Some(refusal(field, go_struct, value, go_type));
     }
@@ -1952,70 +2050,79 @@ fn json_type(v: &Value) -> &'static str {
     Fields::json_type(v)
 }
 
-/// The first Go type error `encoding/json` meets decoding a budget's `spec.selector` into a
-/// `*metav1.LabelSelector`, in the order kubectl sends the keys (`matchExpressions`, then
-/// `matchLabels`; a requirement's `key`, `operator`, `values`): the field as its error context
+/// A Go type error `encoding/json` meets decoding an object: the field as its error context
 /// writes it (no indices, no map keys), the Go struct holding it, the JSON value's type and the
-/// Go type. A `null` anywhere is no value; a number where a string is wanted is `number`, without
-/// its text.
-fn selector_type_error(selector: &Value) -> Option<(String, &'static str, &'static str, &'static str)> {
-    let at = |field: &str| format!("spec.selector{field}");
-    let map = match selector {
-        Value::Null => return None,
-        Value::Object(map) => map,
-        other => return Some((at(""), "PodDisruptionBudgetSpec", json_type(other), "v1.LabelSelector")),
-    };
-    match map.get("matchExpressions") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(requirements)) => {
+/// Go type.
+type GoTypeError<'s> = (String, &'s str, &'static str, &'static str);
+
+/// The first Go type error `encoding/json` meets decoding `selector`, at `field` of the Go
+/// struct `holder` (`PodDisruptionBudgetSpec`, `DeploymentSpec`), into a
+/// `*metav1.LabelSelector`, in the order kubectl sends the keys (`matchExpressions`, then
+/// `matchLabels`; a requirement's `key`, `operator`, `values`). A `null` anywhere is no value;
+/// a number where a string is wanted is `number`, without its text.
+fn selector_type_error<'a, 's>(selector: impl Fields<'a>, field: &str, holder: &'s str) -> Option<GoTypeError<'s>> {
+    let at = |child: &str| format!("{field}{child}");
+    match selector.json_type() {
+        "null" => return None,
+        "object" => {}
+        other => return Some((at(""), holder, other, "v1.LabelSelector")),
+    }
+    match selector.field("matchExpressions") {
+        None => {}
+        Some(e) if e.json_type() == "null" => {}
+        Some(e) => {
+            let Some(requirements) = e.items() else {
+                let field = at(".matchExpressions");
+                return Some((field, "LabelSelector", e.json_type(), "[]v1.LabelSelectorRequirement"));
+            };
             for r in requirements {
-                let r = match r {
-                    Value::Null => continue,
-                    Value::Object(r) => r,
+                match r.json_type() {
+                    "null" => continue,
+                    "object" => {}
                     other => {
-                        return Some((
-                            at(".matchExpressions"),
-                            "LabelSelector",
-                            json_type(other),
-                            "v1.LabelSelectorRequirement",
-                        ));
-                    }
-                };
-                for (key, go_type) in [("key", "string"), ("operator", "v1.LabelSelectorOperator")] {
-                    if let Some(v) = r.get(key).filter(|v| !v.is_null() && !v.is_string()) {
-                        let field = at(&format!(".matchExpressions.{key}"));
-                        return Some((field, "LabelSelectorRequirement", json_type(v), go_type));
+                        return Some((at(".matchExpressions"), "LabelSelector", other, "v1.LabelSelectorRequirement"));
                     }
                 }
-                match r.get("values") {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Array(values)) => {
-                        if let Some(v) = values.iter().find(|v| !v.is_null() && !v.is_string()) {
-                            let field = at(".matchExpressions.values");
-                            return Some((field, "LabelSelectorRequirement", json_type(v), "string"));
+                for (key, go_type) in [("key", "string"), ("operator", "v1.LabelSelectorOperator")] {
+                    if let Some(v) = r.field(key).filter(|v| !matches!(v.json_type(), "null" | "string")) {
+                        let field = at(&format!(".matchExpressions.{key}"));
+                        return Some((field, "LabelSelectorRequirement", v.json_type(), go_type));
+                    }
+                }
+                let field = at(".matchExpressions.values");
+                match r.field("values") {
+                    None => {}
+                    Some(values) => match values.items() {
+                        Some(mut values) => {
+                            if let Some(v) = values.find(|v| !matches!(v.json_type(), "null" | "string")) {
+                                return Some((field, "LabelSelectorRequirement", v.json_type(), "string"));
+                            }
                         }
-                    }
-                    Some(other) => {
-                        let field = at(".matchExpressions.values");
-                        return Some((field, "LabelSelectorRequirement", json_type(other), "[]string"));
-                    }
+                        None if values.json_type() == "null" => {}
+                        None => return Some((field, "LabelSelectorRequirement", values.json_type(), "[]string")),
+                    },
                 }
             }
         }
-        Some(other) => {
-            let field = at(".matchExpressions");
-            return Some((field, "LabelSelector", json_type(other), "[]v1.LabelSelectorRequirement"));
-        }
     }
-    match map.get("matchLabels") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(labels)) => {
-            let mut labels: Vec<(&String, &Value)> = labels.iter().collect();
-            labels.sort_by(|a, b| a.0.cmp(b.0));
-            let (_, v) = labels.into_iter().find(|(_, v)| !v.is_null() && !v.is_string())?;
-            Some((at(".matchLabels"), "LabelSelector", json_type(v), "string"))
+    string_map_type_error(selector.field("matchLabels")?, at(".matchLabels"), "LabelSelector")
+}
+
+/// The first Go type error `encoding/json` meets decoding `map`, at `field` of the Go struct
+/// `holder`, into a `map[string]string` (a selector's `matchLabels`, a ReplicationController's
+/// `spec.selector`, a pod template's `metadata.labels`): a value that is no string, the first
+/// by key as kubectl sends them (sorted), or a map that is no JSON object. `null` is no value.
+fn string_map_type_error<'a, 's>(map: impl Fields<'a>, field: String, holder: &'s str) -> Option<GoTypeError<'s>> {
+    match map.json_type() {
+        "null" => None,
+        "object" => {
+            let mut entries: Vec<_> =
+                map.entries().filter(|(_, v)| !matches!(v.json_type(), "null" | "string")).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let (_, v) = entries.first()?;
+            Some((field, holder, v.json_type(), "string"))
         }
-        Some(other) => Some((at(".matchLabels"), "LabelSelector", json_type(other), "map[string]string")),
+        other => Some((field, holder, other, "map[string]string")),
     }
 }
 

@@ -19,7 +19,14 @@ crate::declare_rule! {
     /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
     /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
     /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
-    /// points at the first.
+    /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
+    /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
+    /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
+    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). An
+    /// empty selector (`empty selector is invalid for deployment`) is refused too, and a
+    /// ReplicationController's missing one when its template has no labels to default it from.
+    /// So are template labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
+    /// label must be ...`, reported where they are written, `spec.template.metadata.labels`).
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -152,10 +159,16 @@ impl Rule for WorkloadSetsReplicas {
         if let Some((field, error)) = w.refusal(cx.settings.gates().version()) {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
             // it refuses or that does not select the pod template): it is never created.
-            let help = if field.starts_with("spec.selector") {
+            let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
+                "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")"
+            } else if field == "spec.selector" {
+                "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
+            } else if field.starts_with("spec.selector") {
                 "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
             } else if field == "spec.template.metadata.labels" {
                 "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+            } else if field == "spec.template.labels" {
+                "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
             } else if w.replicas.is_some_and(|n| n < 0) {
                 "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
             } else {
@@ -166,8 +179,11 @@ impl Rule for WorkloadSetsReplicas {
                 field.clone(),
                 format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
             )
-            .help(help)
-            .on_object(w.id.clone(), field);
+            .help(help);
+            // kube-apiserver names the template's labels `spec.template.labels` (its internal
+            // template embeds the metadata); they are written under `metadata`.
+            let at = if field == "spec.template.labels" { "spec.template.metadata.labels".to_string() } else { field };
+            f = f.on_object(w.id.clone(), at);
             f.severity = super::Severity::Error;
             out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
             return;

@@ -103,7 +103,7 @@ fn validate_labels(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersio
 
 /// `ValidateLabels` (apimachinery `pkg/apis/meta/v1/validation`): one error per bad key
 /// (`ValidateLabelName`) or value, each reported on the map's path.
-fn validate_label_map(labels: &BTreeMap<String, String>, p: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+pub fn validate_label_map(labels: &BTreeMap<String, String>, p: &Path<'_>, release: KubernetesVersion) -> ErrorList {
     let mut errs = ErrorList::new();
     for (k, v) in labels {
         errs.extend(validate_label_name(k, p, release));
