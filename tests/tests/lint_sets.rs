@@ -1317,7 +1317,18 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         run_kind(rc_target, rc, "1.37", (5, 3)).1,
         "kube-apiserver rejects ReplicationController shop/web (ReplicationController in version \"v1\" cannot be handled as a ReplicationController: json: cannot unmarshal number into Go struct field ReplicationControllerSpec.spec.selector of type string), so there is nothing to scale"
     );
-    // An empty selector: the selector as each release prints it, no comparison.
+    // No selector: required (nothing defaults an apps kind's), and the selector of nothing
+    // (`labels.Nothing()`) does not match the template's labels.
+    let absent = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("  selector:\n    matchLabels: {app: web}\n", "");
+    assert_eq!(
+        run(&absent, "1.37", (4, 1)),
+        (
+            "spec.selector".to_string(),
+            words("[spec.selector: Required value, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"),
+            "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)".to_string()
+        )
+    );
+    // An empty one: the selector as each release prints it, no comparison.
     let empty = WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", "matchLabels: {}");
     assert_eq!(
         run(&empty, "1.37", (5, 3)).1,

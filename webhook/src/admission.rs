@@ -1164,7 +1164,8 @@ mod tests {
                 // A GitOps apply owns spec.replicas.
                 "managedFields": [{"manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
                     "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
-            "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "app",
+            "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app",
                 "resources": {"requests": {"cpu": "100m"}}}]}}}});
         if !annotations.is_null() {
             deployment["metadata"]["annotations"] = annotations;

@@ -1159,9 +1159,12 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     let selector = workload_selector(&id, selector, &pod_labels);
     let undecodable = workload_decode_refusal(&id, spec).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
-    let selector_error = selector_error(&id, spec, selector.is_none()).map(Box::new);
+    let selector_error = selector_error(&id, spec, selector.is_none());
+    let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
+        && id.kind != "ReplicationController";
     let template_labels_error =
-        template_labels_error(&id, selector.as_ref(), &pod_labels, labels_written).map(Box::new);
+        template_labels_error(&id, selector.as_ref(), nothing, &pod_labels, labels_written).map(Box::new);
+    let selector_error = selector_error.map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1212,8 +1215,8 @@ impl Workload {
     /// message. Its decoding first ([`Workload::undecodable`]: nothing is validated then);
     /// else the errors of `ValidateDeploymentSpec` (and its kin) in their order: a negative
     /// `spec.replicas` (`ValidateNonnegativeField`), an `apps` kind's selector
-    /// (`ValidateLabelSelector`, label values checked), an empty selector (`selector_error`, an
-    /// RC's missing one before the count), its template's labels that the selector
+    /// (`ValidateLabelSelector`, label values checked), a missing or empty selector
+    /// (`selector_error`, before the count for a ReplicationController), its template's labels that the selector
     /// does not select ([`Workload::template_labels_error`]), its template's labels that are no
     /// valid labels (`ValidateLabels` on `spec.template.labels`). `None` when none of these is
     /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
@@ -1343,10 +1346,13 @@ pub fn workload_decode_refusal<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>)
 /// `spec.template.metadata.labels` with the labels, a `map[string]string` (`{"app":"web"}` from
 /// 1.34, `map[string]string{"app":"web"}` in 1.33, `null` or `map[string]string(nil)` when none
 /// is written), "`selector` does not match template `labels`". A refused selector is left to
-/// [`Workload::refusal`] (kube-apiserver then never compares).
+/// [`Workload::refusal`] (kube-apiserver then never compares). An `apps` kind without a selector
+/// (`nothing`) is compared too: `metav1.LabelSelectorAsSelector` makes `labels.Nothing()` of a
+/// nil selector, which is not `Empty()` and matches no labels.
 fn template_labels_error(
     id: &ObjectId,
     selector: Option<&LabelSelector>,
+    nothing: bool,
     labels: &BTreeMap<String, String>,
     labels_written: bool,
 ) -> Option<crate::field::FieldError> {
@@ -1355,12 +1361,14 @@ fn template_labels_error(
     if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
-    let selector = selector?;
-    let latest = crate::features::KubernetesVersion::LATEST;
-    if selector.matches(labels)
-        || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
-    {
-        return None;
+    if !nothing {
+        let selector = selector?;
+        let latest = crate::features::KubernetesVersion::LATEST;
+        if selector.matches(labels)
+            || !crate::validation::meta::validate_label_selector(selector, &Path::new("selector"), latest).is_empty()
+        {
+            return None;
+        }
     }
     let value = if labels.is_empty() && !labels_written {
         BadValue::Composite { json: "null".into(), go_syntax: "map[string]string(nil)".into() }
@@ -1379,29 +1387,29 @@ fn template_labels_error(
 }
 
 /// kube-apiserver's error on a built-in workload's missing or empty selector (`none`: it has no
-/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector`: when it
+/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector` that
+/// nothing defaults: `spec.selector: Required value` when not written (or `null`), and when it
 /// selects nothing written (`{}`, `matchLabels: {}`) `field.Invalid` with the selector (`{}`
 /// from 1.34, 1.33's `%#v` of the dereferenced struct: `v1.LabelSelector{MatchLabels:
 /// map[string]string(nil), ...}`, `{}` for what is written empty) "empty selector is invalid
 /// for deployment" (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`; "for statefulset" in
 /// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
 /// template's labels (`SetDefaults_ReplicationController`); with neither,
-/// `ValidateNonEmptySelector` gives `spec.selector: Required value`. An `apps` kind without a
-/// selector (`spec.selector: Required value`, then `labels.Nothing()` matching no template) is
-/// not reported yet: the webhook's test context holds such a Deployment.
+/// `ValidateNonEmptySelector` gives `spec.selector: Required value`.
 fn selector_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
     use crate::field::{BadValue, FieldError, Path};
     let gv = GroupVersion::parse_or_empty(&id.api_version);
-    if super::scalable_group(&id.kind) != Some(gv.group()) || !none {
+    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
+    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
+    if super::scalable_group(&id.kind) != Some(gv.group()) || !none || id.api_version == "apps/v1beta1" {
         return None;
     }
     let at = Path::new("spec");
     let at = at.child("selector");
     let written = spec.and_then(|s| s.field("selector")).filter(|s| s.json_type() != "null");
-    if id.kind == "ReplicationController" {
+    let Some(written) = written.filter(|_| id.kind != "ReplicationController") else {
         return Some(FieldError::required(&at, ""));
-    }
-    let written = written?;
+    };
     if written.json_type() != "object" {
         return None;
     }

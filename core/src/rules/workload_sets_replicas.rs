@@ -22,10 +22,11 @@ crate::declare_rule! {
     /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
     /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
     /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
-    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). An
-    /// empty selector (`empty selector is invalid for deployment`) is refused too, and a
-    /// ReplicationController's missing one when its template has no labels to default it from.
-    /// So are template labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
+    /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). A
+    /// missing selector (`spec.selector: Required value`, and an `apps` kind's template then
+    /// does not match) or an empty one (`empty selector is invalid for deployment`) is refused
+    /// too; a ReplicationController's defaults from its template's labels. So are template
+    /// labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
     /// label must be ...`, reported where they are written, `spec.template.metadata.labels`).
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
