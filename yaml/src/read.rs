@@ -150,11 +150,14 @@ pub fn plain_message(e: &DecodeError, found: Option<Node<'_>>) -> String {
 
 /// For a whole number found where a Go integer of a narrower width is expected (the decoder's
 /// words end `of type int32`), the range that type holds: `: it must be from -2147483648 to
-/// 2147483647`; `None` for any other mismatch.
+/// 2147483647`; `None` for any other mismatch, and for a negative number where an unsigned one
+/// is expected (what [`takes`] says, "of 0 or more", is the range).
 fn out_of_range(message: &str, found: Option<Node<'_>>) -> Option<String> {
-    if !matches!(found.map(Node::kind), Some(NodeKind::Scalar(Scalar::Int(_) | Scalar::UInt(_)))) {
-        return None;
-    }
+    let negative = match found.map(Node::kind) {
+        Some(NodeKind::Scalar(Scalar::Int(i))) => i < 0,
+        Some(NodeKind::Scalar(Scalar::UInt(_))) => false,
+        _ => return None,
+    };
     let (min, max): (i128, i128) = match message.rsplit_once(" of type ")?.1 {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
@@ -166,6 +169,9 @@ fn out_of_range(message: &str, found: Option<Node<'_>>) -> Option<String> {
         "uint64" | "uint" => (0, u64::MAX.into()),
         _ => return None,
     };
+    if negative && min == 0 {
+        return None;
+    }
     Some(format!(": it must be from {min} to {max}"))
 }
 
