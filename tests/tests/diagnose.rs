@@ -2321,11 +2321,7 @@ fn a_cluster_scoped_target_fails_as_the_controllers_scale_read() {
 
     let dir = tempfile::tempdir().unwrap();
     let objects = dir.path().join("objects.json");
-    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "fleets.example.com"},
-        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
-            "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"scale": {
-                "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let crd = fixtures::cluster_scoped_fleet_crd();
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [widget_hpa("fleet", "Fleet", None), crd,
         {"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "w", "creationTimestamp": "2026-03-02T09:00:00Z"},
          "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": "app=w"}}]});

@@ -855,13 +855,7 @@ fn custom_resource_targets_are_read_once_per_resource() {
 fn a_cluster_scoped_custom_resource_target_is_hpa412() {
     let l = live();
     l.server.install("fleets");
-    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "fleets.example.com"},
-        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
-            "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
-                    "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let crd = fixtures::cluster_scoped_fleet_crd();
     let fleet = json!({"apiVersion": "example.com/v1", "kind": "Fleet", "metadata": {"name": "fleet"},
         "spec": {"replicas": 2}});
     l.server.apply(&[crd, fleet, batch_hpa("fleet", "example.com/v1", "Fleet")]);

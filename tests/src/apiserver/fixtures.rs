@@ -234,6 +234,20 @@ pub fn external_hpa(name: &str, min: i64, max: i64) -> Value {
                 "target": {"type": "AverageValue", "averageValue": "30"}}}]}})
 }
 
+/// The CustomResourceDefinition of `fleets.example.com` (kind `Fleet`), cluster-scoped
+/// (`scope: Cluster`), served at `v1` with a `/scale` subresource (`.spec.replicas`,
+/// `.status.replicas`, `.status.selector`): a target the HPA controller looks for in the HPA's
+/// namespace and never finds (HPA412).
+pub fn cluster_scoped_fleet_crd() -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "fleets.example.com"},
+        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                    "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}})
+}
+
 /// The instant [`running_web`]'s namespace is read at: 5 s after its newest PodMetrics, 30 s
 /// after the rescale.
 pub const RUNNING_WEB_NOW: &str = "2026-03-02T09:21:05Z";

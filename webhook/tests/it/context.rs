@@ -1186,13 +1186,7 @@ async fn runtime_classes_and_crds_are_watched() {
 async fn a_cluster_scoped_custom_resource_target_is_not_read_at_admission() {
     let (s, _) = setup().await;
     s.api.install("fleets");
-    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "fleets.example.com"},
-        "spec": {"group": "example.com", "names": {"kind": "Fleet", "plural": "fleets"}, "scope": "Cluster",
-            "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
-                    "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}}}]}});
+    let crd = fixtures::cluster_scoped_fleet_crd();
     s.api.apply(&[crd]);
     let mut fleet = fixtures::external_hpa("fleet", 1, 5);
     fleet["metadata"]["namespace"] = json!("batch");
