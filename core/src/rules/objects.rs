@@ -1156,10 +1156,11 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         r.refused = workload_ref_refusal(&r, written(labels) || written(annotations));
         Box::new(r)
     });
-    let selector = workload_selector(&id, selector, &pod_labels);
-    let undecodable = workload_decode_refusal(&id, spec).map(Box::new);
+    let selector_written = selector;
+    let selector = workload_selector(&id, selector_written, &pod_labels);
+    let undecodable = workload_decode_refusal(&id, replicas, selector_written, labels).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
-    let selector_error = selector_error(&id, spec, selector.is_none());
+    let selector_error = selector_error(&id, selector_written, selector.is_none());
     let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
         && id.kind != "ReplicationController";
     let template_labels_error =
@@ -1312,28 +1313,31 @@ fn replicas_error_of<'a>(id: &ObjectId, replicas: Option<impl Fields<'a>>) -> Op
 /// number where a label value is a string), then the pod template's `metadata.labels`. The
 /// serializer wraps it (`Deployment in version "v1" cannot be handled as a Deployment: json:
 /// cannot unmarshal number into Go struct field LabelSelector.spec.selector.matchLabels of type
-/// string`). `None` for any other kind, or when these decode.
-pub fn workload_decode_refusal<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>) -> Option<DecodeRefusal> {
-    if let Some(message) = replicas_error(id, spec) {
+/// string`). `None` for any other kind, or when these decode. Of the fields as written, read
+/// with the workload's others ([`workload_from`]): `replicas`, `selector` and the template's
+/// `labels`.
+pub fn workload_decode_refusal<'a, F: Fields<'a>>(
+    id: &ObjectId,
+    replicas: Option<F>,
+    selector: Option<F>,
+    labels: Option<F>,
+) -> Option<DecodeRefusal> {
+    if let Some(message) = replicas_error_of(id, replicas) {
         return Some(DecodeRefusal { field: "spec.replicas".to_string(), message });
     }
     let gv = GroupVersion::parse_or_empty(&id.api_version);
     if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
-    let spec = spec?;
     let holder = format!("{}Spec", id.kind);
-    let selector = spec.field("selector").and_then(|s| {
+    let selector = selector.and_then(|s| {
         if id.kind == "ReplicationController" {
             string_map_type_error(s, "spec.selector".to_string(), &holder)
         } else {
             selector_type_error(s, "spec.selector", &holder)
         }
     });
-    let labels = || {
-        let labels = spec.field("template")?.field("metadata")?.field("labels")?;
-        string_map_type_error(labels, "spec.template.metadata.labels".to_string(), "ObjectMeta")
-    };
+    let labels = || string_map_type_error(labels?, "spec.template.metadata.labels".to_string(), "ObjectMeta");
     let (field, go_struct, value, go_type) = selector.or_else(labels)?;
     let message = cannot_be_handled(id, go_struct, &field, value, go_type);
     Some(DecodeRefusal { field, message })
@@ -1396,7 +1400,7 @@ fn template_labels_error(
 /// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
 /// template's labels (`SetDefaults_ReplicationController`); with neither,
 /// `ValidateNonEmptySelector` gives `spec.selector: Required value`.
-fn selector_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
+fn selector_error<'a>(id: &ObjectId, written: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
     use crate::field::{BadValue, FieldError, Path};
     let gv = GroupVersion::parse_or_empty(&id.api_version);
     // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
@@ -1406,8 +1410,7 @@ fn selector_error<'a>(id: &ObjectId, spec: Option<impl Fields<'a>>, none: bool) 
     }
     let at = Path::new("spec");
     let at = at.child("selector");
-    let written = spec.and_then(|s| s.field("selector")).filter(|s| s.json_type() != "null");
-    let Some(written) = written.filter(|_| id.kind != "ReplicationController") else {
+    let Some(written) = written.filter(|s| s.json_type() != "null" && id.kind != "ReplicationController") else {
         return Some(FieldError::required(&at, ""));
     };
     if written.json_type() != "object" {
