@@ -1270,7 +1270,17 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
     // The same Service ports, PDB budget and Secret keys.
     let service = |objects: &[Value]| find(objects, "Service", "hpa-webhook")["spec"]["ports"].clone();
     assert_eq!(service(&chart), service(&kustomize));
-    let pdb = |objects: &[Value]| find(objects, "PodDisruptionBudget", "hpa-webhook")["spec"]["minAvailable"].clone();
+    // The whole budget but its selector (the chart's also selects by release): a pod that runs
+    // but is not ready may always be evicted (`unhealthyPodEvictionPolicy: AlwaysAllow`), or a
+    // webhook whose pods are all unready (a certificate that does not load) would block every
+    // node drain, as the disruption controller's default (IfHealthyBudget) lets such a pod go
+    // only while the budget holds.
+    let pdb = |objects: &[Value]| {
+        let mut spec = find(objects, "PodDisruptionBudget", "hpa-webhook")["spec"].clone();
+        spec.as_object_mut().unwrap().remove("selector");
+        spec
+    };
+    assert_eq!(pdb(&chart), json!({"minAvailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow"}));
     assert_eq!(pdb(&chart), pdb(&kustomize));
     let secret = |objects: &[Value]| {
         let s = find(objects, "Secret", "hpa-webhook-tls");
