@@ -8,6 +8,7 @@
 // Helpers outside `#[test]` functions are test code too (clippy.toml allows these in tests).
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -323,21 +324,25 @@ fn the_paths_input_keeps_spaces_and_globs_literal() {
     assert!(log.contains("the paths input does not split into words"), "{log}");
 }
 
-/// The action's scripts (and the kind e2e's) pass shellcheck (actionlint runs it on the
-/// workflows' `run:` scripts too, when it is installed: `.ci/run` installs it).
+/// The action's scripts (and the kind e2e's), the pre-commit hook's entry and `.ci/run` pass
+/// shellcheck, each as the shell its shebang names (actionlint runs it on the workflows' `run:`
+/// scripts too, when it is installed: `.ci/run` installs it). A comment line that starts with
+/// `# shellcheck` is read as a directive: one that is none stops the check of the whole file
+/// (SC1073), so such a file must fail here rather than pass unchecked.
 #[test]
-fn the_action_scripts_pass_shellcheck() {
+fn the_ci_and_action_scripts_pass_shellcheck() {
     if !tool("shellcheck", "--version") {
         return;
     }
-    let scripts: Vec<PathBuf> = [".github/action", ".github/e2e"]
+    let mut scripts: Vec<PathBuf> = [".github/action", ".github/e2e"]
         .into_iter()
         .flat_map(|dir| std::fs::read_dir(workspace().join(dir)).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "sh"))
         .collect();
     assert!(scripts.len() >= 3, "{scripts:?}");
-    let out = Command::new("shellcheck").args(["--shell=bash", "--severity=style"]).args(&scripts).output().unwrap();
+    scripts.extend([".ci/run", "lint/pre-commit.sh"].map(|s| workspace().join(s)));
+    let out = Command::new("shellcheck").args(["--severity=style", "--format=gcc"]).args(&scripts).output().unwrap();
     assert!(out.status.success(), "shellcheck:\n{}", text(&out));
 }
 
@@ -578,4 +583,27 @@ fn the_workflows_pass_actionlint() {
     }
     assert!(release.contains("shasum -a 256") && release.contains("SHA256SUMS"), "release publishes checksums");
     assert!(release.contains("docker/build-push-action@"), "release builds the image");
+}
+
+/// The tools `.ci/run` installs with pip are the ones README's "Development" tells a developer
+/// to install, at the same versions: with `HPA_REQUIRE_TOOLS=1` a missing one fails its tests
+/// (shellcheck the script test above), so a README that leaves one out sends developers to a
+/// failure CI does not have.
+#[test]
+fn the_readme_installs_the_tools_ci_installs() {
+    let pins = |text: &str| -> BTreeSet<String> {
+        // A command continued on the next line (`\` at the end) is one line.
+        text.replace("\\\n", " ")
+            .lines()
+            .filter(|line| line.trim_start().starts_with("python3 -m pip install"))
+            .flat_map(|line| line.split_whitespace().map(|w| w.trim_matches('\'').to_string()).collect::<Vec<_>>())
+            .filter(|word| word.contains("=="))
+            .collect()
+    };
+    let ci = pins(&std::fs::read_to_string(workspace().join(".ci/run")).unwrap());
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let development = readme.split("\n## Development\n").nth(1).unwrap().split("\n## ").next().unwrap();
+    let documented = pins(development);
+    assert!(ci.len() >= 5, "{ci:?}");
+    assert_eq!(ci, documented, "README.md, \"Development\", installs other tools than .ci/run");
 }
