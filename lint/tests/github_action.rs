@@ -585,6 +585,28 @@ fn the_workflows_pass_actionlint() {
     assert!(release.contains("docker/build-push-action@"), "release builds the image");
 }
 
+/// The release pushes the Helm chart where README's "Install" and the chart's README install it
+/// from (`oci://ghcr.io/<owner>/charts/hpa-webhook`, beside the image the chart deploys), at the
+/// version of `Chart.yaml`, and attaches it with its checksum.
+#[test]
+fn the_release_publishes_the_chart_the_readme_installs() {
+    let read = |path: &str| std::fs::read_to_string(workspace().join(path)).unwrap();
+    let release = read(".github/workflows/release.yaml");
+    assert!(release.contains("helm package charts/hpa-webhook --destination dist"), "{release}");
+    assert!(release.contains("helm push \"dist/$archive\" \"oci://ghcr.io/${GITHUB_REPOSITORY_OWNER,,}/charts\""));
+    assert!(release.contains("archive=\"hpa-webhook-${TAG#v}.tgz\"") && release.contains("name: chart"));
+    assert!(release.contains("needs: [binaries, chart]"), "the GitHub release attaches the chart");
+    let chart = read("charts/hpa-webhook/Chart.yaml");
+    let version = chart.lines().find_map(|l| l.strip_prefix("version: ")).unwrap().trim();
+    let values = read("charts/hpa-webhook/values.yaml");
+    assert!(values.contains("  repository: ghcr.io/hpa-toolkit/hpa-webhook\n"), "the image beside the chart");
+    let install =
+        format!("helm install hpa-webhook oci://ghcr.io/hpa-toolkit/charts/hpa-webhook --version {version} \\\n");
+    for readme in ["README.md", "charts/hpa-webhook/README.md"] {
+        assert!(read(readme).contains(&install), "{readme}: {install}");
+    }
+}
+
 /// The tools `.ci/run` installs with pip are the ones README's "Development" tells a developer
 /// to install, at the same versions: with `HPA_REQUIRE_TOOLS=1` a missing one fails its tests
 /// (shellcheck the script test above), so a README that leaves one out sends developers to a
