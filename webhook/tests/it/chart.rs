@@ -747,12 +747,24 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
             "admission: {objectSelector: {matchLabels: {team: \"platform team\"}}}\n",
             "at '/admission/objectSelector/matchLabels/team': 'platform team' does not match pattern",
         ),
-        ("admission: {namespaceSelector: {matchLabels: {\"bad key!\": x}}}\n", "invalid propertyName 'bad key!'"),
-        ("admission: {namespaceSelector: {matchLabels: {a/b/c: x}}}\n", "invalid propertyName 'a/b/c'"),
-        ("admission: {namespaceSelector: {matchLabels: {/x: x}}}\n", "invalid propertyName '/x'"),
-        ("admission: {namespaceSelector: {matchLabels: {x/: x}}}\n", "invalid propertyName 'x/'"),
-        ("admission: {namespaceSelector: {matchLabels: {Example.com/x: x}}}\n", "invalid propertyName 'Example.com/x'"),
-        (long_key.as_str(), "invalid propertyName 'a/x1234567890"),
+        // A key is refused where it is (Helm's engine says `at ''` for a propertyNames failure,
+        // which names no selector among the seven).
+        (
+            "admission: {namespaceSelector: {matchLabels: {\"bad key!\": x}}}\n",
+            "- at '/admission/namespaceSelector/matchLabels': additional properties 'bad key!' not allowed",
+        ),
+        ("admission: {namespaceSelector: {matchLabels: {a/b/c: x}}}\n", "matchLabels': additional properties 'a/b/c'"),
+        ("admission: {namespaceSelector: {matchLabels: {/x: x}}}\n", "matchLabels': additional properties '/x'"),
+        ("admission: {namespaceSelector: {matchLabels: {x/: x}}}\n", "matchLabels': additional properties 'x/'"),
+        (
+            "admission: {namespaceSelector: {matchLabels: {Example.com/x: x}}}\n",
+            "matchLabels': additional properties 'Example.com/x'",
+        ),
+        (
+            "policy: {rules: [{name: a, namespaceSelector: {matchLabels: {\"team name\": x}}}]}\n",
+            "- at '/policy/rules/0/namespaceSelector/matchLabels': additional properties 'team name' not allowed",
+        ),
+        (long_key.as_str(), "- at '/admission/namespaceSelector/matchLabels': additional properties 'a/x1234567890"),
         (long_prefix.as_str(), "invalid propertyName 'aaaaaaaa"),
         (long_value.as_str(), "at '/workloadWebhook/namespaceSelector/matchLabels/x'"),
         (
@@ -770,8 +782,14 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         // The excluded namespaces are the values of a NotIn expression.
         ("admission: {excludedNamespaces: [\"Kube System\"]}\n", "at '/admission/excludedNamespaces/0'"),
         // The pods' selector labels are the chart's: the Deployment would not select its pods.
-        ("podLabels: {app.kubernetes.io/name: other}\n", "invalid propertyName 'app.kubernetes.io/name'"),
-        ("podLabels: {app.kubernetes.io/instance: other}\n", "invalid propertyName 'app.kubernetes.io/instance'"),
+        (
+            "podLabels: {app.kubernetes.io/name: other}\n",
+            "podLabels: app.kubernetes.io/name: Forbidden: the Deployment, Service and PodDisruptionBudget select the pods by it; nameOverride sets it",
+        ),
+        (
+            "podLabels: {app.kubernetes.io/instance: other}\n",
+            "podLabels: app.kubernetes.io/instance: Forbidden: the Deployment, Service and PodDisruptionBudget select the pods by it; the release name sets it",
+        ),
         ("admission: {mutating: {failurePolicy: Retry}}\n", "/admission/mutating/failurePolicy"),
         // Names kube-apiserver refuses: every object is named after them, the Service (a DNS-1035
         // label) too.
@@ -973,6 +991,15 @@ fn every_selector_is_the_label_selector_definition() {
     }
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(chart().join("values.schema.json")).unwrap()).unwrap();
+    // Keys are checked as matchLabels' properties, so that Helm's engine names the selector a
+    // bad key is in: the pattern is the qualifiedName definition's, and the prefix bound (which
+    // a pattern property cannot hold too) stays with propertyNames.
+    let match_labels = &schema["definitions"]["labelSelector"]["properties"]["matchLabels"];
+    let qualified = &schema["definitions"]["qualifiedName"];
+    let keys: Vec<&String> = match_labels["patternProperties"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, [qualified["pattern"].as_str().unwrap()]);
+    assert_eq!(match_labels["additionalProperties"], json!(false));
+    assert_eq!(match_labels["propertyNames"]["not"], qualified["not"]);
     let mut selectors = Vec::new();
     walk("", &schema, &mut selectors);
     selectors.sort();
