@@ -265,3 +265,40 @@ kube-apiserver refuses such a Service name (ValidateServiceName: a DNS-1035 labe
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The pattern of a CIDR kube-apiserver takes in a NetworkPolicy's ipBlock (ValidateIPBlock:
+IsValidCIDRForLegacyField with StrictIPCIDRValidation off, 1.33-1.37, so netutils.ParseCIDRSloppy):
+a prefix length up to 32 (IPv4) or 128 (IPv6), leading zeros allowed in octets, hex groups and
+the length, bits past the prefix allowed, an IPv6 address with an embedded IPv4 one, no zone, no
+space.
+*/}}
+{{- define "hpa-webhook.cidrPattern" -}}
+^((0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])/0*([0-9]|[12][0-9]|3[0-2])|((0*[0-9a-fA-F]{1,4}:){7}0*[0-9a-fA-F]{1,4}|(0*[0-9a-fA-F]{1,4}:){1,7}:|(0*[0-9a-fA-F]{1,4}:){1,6}:0*[0-9a-fA-F]{1,4}|(0*[0-9a-fA-F]{1,4}:){1,5}(:0*[0-9a-fA-F]{1,4}){1,2}|(0*[0-9a-fA-F]{1,4}:){1,4}(:0*[0-9a-fA-F]{1,4}){1,3}|(0*[0-9a-fA-F]{1,4}:){1,3}(:0*[0-9a-fA-F]{1,4}){1,4}|(0*[0-9a-fA-F]{1,4}:){1,2}(:0*[0-9a-fA-F]{1,4}){1,5}|0*[0-9a-fA-F]{1,4}:(:0*[0-9a-fA-F]{1,4}){1,6}|:((:0*[0-9a-fA-F]{1,4}){1,7}|:)|(0*[0-9a-fA-F]{1,4}:){6}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|::(0*[0-9a-fA-F]{1,4}:){0,5}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|(0*[0-9a-fA-F]{1,4}:){1}:(0*[0-9a-fA-F]{1,4}:){0,4}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|(0*[0-9a-fA-F]{1,4}:){2}:(0*[0-9a-fA-F]{1,4}:){0,3}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|(0*[0-9a-fA-F]{1,4}:){3}:(0*[0-9a-fA-F]{1,4}:){0,2}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|(0*[0-9a-fA-F]{1,4}:){4}:(0*[0-9a-fA-F]{1,4}:){0,1}(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|(0*[0-9a-fA-F]{1,4}:){5}:(0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}0*(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9]))/0*([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))$
+{{- end }}
+
+{{/*
+The CIDRs among the values (networkPolicy.egress.apiServerCIDRs, and each ingressFrom peer's
+ipBlock.cidr and except), refused as kube-apiserver's parseCIDR refuses them, at their values
+path. Checked whether or not networkPolicy.enabled, as the schema checks every value.
+*/}}
+{{- define "hpa-webhook.checkCIDRs" -}}
+{{- $pattern := include "hpa-webhook.cidrPattern" . }}
+{{- $cidrs := list }}
+{{- range $i, $cidr := .Values.networkPolicy.egress.apiServerCIDRs }}
+{{- $cidrs = append $cidrs (list (printf "networkPolicy.egress.apiServerCIDRs[%d]" $i) $cidr) }}
+{{- end }}
+{{- range $i, $peer := .Values.networkPolicy.ingressFrom }}
+{{- with $peer.ipBlock }}
+{{- $cidrs = append $cidrs (list (printf "networkPolicy.ingressFrom[%d].ipBlock.cidr" $i) .cidr) }}
+{{- range $j, $except := (.except | default list) }}
+{{- $cidrs = append $cidrs (list (printf "networkPolicy.ingressFrom[%d].ipBlock.except[%d]" $i $j) $except) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $cidrs }}
+{{- if not (regexMatch $pattern (index . 1)) }}
+{{- fail (printf "%s: Invalid value: %q: must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)" (index . 0) (index . 1)) }}
+{{- end }}
+{{- end }}
+{{- end }}
