@@ -206,7 +206,8 @@ preferences: {{}}
     }
 
     /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
-    /// `scaledobjects`, `podmetrics`, `widgets`: a CRD with a scale subresource, `workerpools`:
+    /// `scaledobjects`, `podmetrics`, `secrets`, `validatingwebhookconfigurations` (built-in
+    /// kinds a Helm chart's `lookup` reads), `widgets`: a CRD with a scale subresource, `workerpools`:
     /// one whose count is `spec.size`, `workerpools-v2`: the same served at v2 (preferred) and
     /// v1, `fleets`: a cluster-scoped CRD with a scale subresource, `externalmetrics` and `custommetrics`: those APIs'
     /// groups, answered by [`Self::serve_raw`]).

@@ -162,6 +162,16 @@ pub fn optional(name: &str) -> Option<Resource> {
         }
         "verticalpodautoscalers" => crd("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler", "verticalpodautoscalers"),
         "scaledobjects" => crd("keda.sh", "v1alpha1", "ScaledObject", "scaledobjects"),
+        // What a Helm chart's `lookup` reads on an upgrade (hpa-webhook's self-signed
+        // certificate: the Secret it keeps, the webhook configuration's CA it trusts on rotation).
+        "secrets" => Resource::new("", &["v1"], "Secret", "secrets", true),
+        "validatingwebhookconfigurations" => Resource::new(
+            "admissionregistration.k8s.io",
+            &["v1"],
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+            false,
+        ),
         "podmetrics" => {
             let mut r = Resource::new("metrics.k8s.io", &["v1beta1"], "PodMetrics", "pods", true);
             r.read_only = true;

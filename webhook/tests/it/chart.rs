@@ -65,9 +65,21 @@ fn try_render_on(kube_version: &str, values: &[&Path]) -> Result<Render, String>
 
 /// [`try_render_on`] as Helm release `release`.
 fn try_render_as(release: &str, kube_version: &str, values: &[&Path]) -> Result<Render, String> {
+    render_against(("--kube-version", kube_version.as_ref()), release, values)
+}
+
+/// The chart rendered as `helm upgrade` renders it against the cluster of `kubeconfig`: `lookup`
+/// reads its objects.
+fn render_upgrade(kubeconfig: &Path, values: &[&Path]) -> Render {
+    render_against(("--kubeconfig", kubeconfig.as_os_str()), RELEASE, values).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `helm_render.py` with `cluster` (`--kube-version` or `--kubeconfig` and its value).
+fn render_against(cluster: (&str, &std::ffi::OsStr), release: &str, values: &[&Path]) -> Result<Render, String> {
     let out = Command::new("python3")
         .arg(workspace().join("webhook/tests/it/helm_render.py"))
-        .args(["--kube-version", kube_version])
+        .arg(cluster.0)
+        .arg(cluster.1)
         .arg(chart())
         .args([release, NAMESPACE])
         .args(values)
@@ -1386,6 +1398,110 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
     };
     assert_eq!(served, der);
     server.stop().await;
+}
+
+/// selfSigned mode through `helm upgrade`, rendered against a cluster (`lookup` reads the test API
+/// server): an upgrade keeps the Secret and the caBundle; once the Secret is deleted (the
+/// rotation NOTES.txt gives), the upgrade makes a new CA and certificate, and the webhook
+/// configurations trust the old CA and the new one, so a client trusting the caBundle (as
+/// kube-apiserver does) accepts what the pods serve before and after they load the new files;
+/// the next upgrade, which keeps the new Secret, trusts the new CA alone.
+// Multi-threaded: the renders block their thread while Helm's engine calls the test API server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn self_signed_upgrades_keep_the_certificate_and_rotate_without_a_gap() {
+    if !helm_engine() {
+        return;
+    }
+    let cluster = hpa_tests::apiserver::TestApiServer::start().await;
+    cluster.install("secrets");
+    cluster.install("validatingwebhookconfigurations");
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = cluster.write_kubeconfig(dir.path());
+    // The test API server's release is not the chart's concern here: name one.
+    let values = dir.path().join("values.yaml");
+    std::fs::write(&values, "server: {kubernetesVersion: \"1.37\"}\n").unwrap();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let secret = |r: &Render| find(&r.objects, "Secret", "hpa-webhook-tls").clone();
+    let pem = |r: &Render, key: &str| {
+        String::from_utf8(b64.decode(secret(r)["data"][key].as_str().unwrap()).unwrap()).unwrap()
+    };
+    // The caBundle of every webhook, which must be one.
+    let bundle = |r: &Render| {
+        let bundles: BTreeSet<String> = webhooks(&r.objects)
+            .iter()
+            .map(|(_, w)| w["clientConfig"]["caBundle"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(bundles.len(), 1, "{bundles:?}");
+        String::from_utf8(b64.decode(bundles.first().unwrap()).unwrap()).unwrap()
+    };
+    // What Helm wrote: the Secret and the ValidatingWebhookConfiguration the chart looks up.
+    let store = |r: &Render| {
+        let configuration = find(&r.objects, "ValidatingWebhookConfiguration", "hpa-webhook").clone();
+        cluster.apply_as(&[secret(r), configuration], "helm", "Update");
+    };
+
+    let installed = render(&[&values]);
+    assert_eq!(bundle(&installed), pem(&installed, "ca.crt"));
+    store(&installed);
+    // An upgrade keeps the certificate, its key and the CA the webhook configurations trust.
+    let upgraded = render_upgrade(&kubeconfig, &[&values]);
+    assert_eq!(secret(&upgraded)["data"], secret(&installed)["data"]);
+    assert_eq!(bundle(&upgraded), pem(&installed, "ca.crt"));
+
+    // The rotation: a new pair, and both CAs trusted.
+    assert!(cluster.delete("", "secrets", NAMESPACE, "hpa-webhook-tls"));
+    let rotated = render_upgrade(&kubeconfig, &[&values]);
+    let (old_ca, new_ca) = (pem(&installed, "ca.crt"), pem(&rotated, "ca.crt"));
+    assert_ne!(old_ca, new_ca);
+    assert_ne!(pem(&rotated, "tls.key"), pem(&installed, "tls.key"));
+    assert_eq!(bundle(&rotated), format!("{}\n{}\n", old_ca.trim(), new_ca.trim()));
+    assert!(
+        rotated.notes.contains("the webhook configurations trust the old CA and\nthe new one"),
+        "{}",
+        rotated.notes
+    );
+
+    // The pods serve the old certificate, then load the new files: every handshake of a client
+    // trusting the rotated caBundle succeeds, for the Service's name.
+    let certs = Certs::new();
+    let server = Server::start(&certs, &[]).await;
+    std::fs::write(certs.key_path(), pem(&installed, "tls.key")).unwrap();
+    std::fs::write(certs.cert_path(), pem(&installed, "tls.crt")).unwrap();
+    let client = Client::trusting(&bundle(&rotated));
+    let der = |r: &Render| {
+        use rustls::pki_types::pem::PemObject as _;
+        rustls::pki_types::CertificateDer::from_pem_slice(pem(r, "tls.crt").as_bytes()).unwrap().to_vec()
+    };
+    let served = |stream: &tokio_rustls::client::TlsStream<tokio::net::TcpStream>| {
+        stream.get_ref().1.peer_certificates().unwrap()[0].to_vec()
+    };
+    let name = "hpa-webhook.hpa-webhook.svc";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match client.tls_for(server.addr, name).await {
+            Ok(stream) => break assert_eq!(served(&stream), der(&installed)),
+            Err(e) => assert!(std::time::Instant::now() < deadline, "the old certificate was never served: {e}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    write_atomically(&certs.key_path(), pem(&rotated, "tls.key").as_bytes());
+    write_atomically(&certs.cert_path(), pem(&rotated, "tls.crt").as_bytes());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let stream = client.tls_for(server.addr, name).await.unwrap_or_else(|e| panic!("during the reload: {e}"));
+        if served(&stream) == der(&rotated) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the new certificate was never served");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+
+    // The next upgrade keeps the new Secret and trusts its CA alone.
+    store(&rotated);
+    let next = render_upgrade(&kubeconfig, &[&values]);
+    assert_eq!(secret(&next)["data"], secret(&rotated)["data"]);
+    assert_eq!(bundle(&next), new_ca);
 }
 
 /// Secret mode: moving to a certificate from another CA as NOTES.txt and the README say (a

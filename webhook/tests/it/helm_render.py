@@ -2,7 +2,7 @@
 """Renders a Helm chart with Helm v4's own engine, through helm-python-sdk (PyPI; the Go SDK
 behind a C ABI, no helm binary), as `helm lint --strict` and `helm template` would.
 
-    helm_render.py [--kube-version vX.Y.Z] CHART RELEASE NAMESPACE [VALUES.yaml...]
+    helm_render.py [--kube-version vX.Y.Z | --kubeconfig PATH] CHART RELEASE NAMESPACE [VALUES.yaml...]
 
 Values files are merged in order, later ones winning key by key (`helm template -f a -f b`),
 coalesced with the chart's defaults and checked against values.schema.json. Prints one JSON
@@ -12,6 +12,9 @@ is printed to stderr with exit status 1; a missing helm_python module exits with
 
 --kube-version is the cluster's release as templates see it (.Capabilities.KubeVersion, `helm
 template --kube-version`); by default the newest release the project targets.
+
+--kubeconfig renders against that cluster as `helm upgrade` does: `lookup` reads its objects and
+.Capabilities are its own (no lint then).
 """
 
 import json
@@ -42,8 +45,12 @@ def merge(base, override):
 def main(argv):
     argv = list(argv)
     kube_version = KUBE_VERSION
+    kubeconfig = None
     if len(argv) > 2 and argv[1] == "--kube-version":
         kube_version = argv[2]
+        del argv[1:3]
+    elif len(argv) > 2 and argv[1] == "--kubeconfig":
+        kubeconfig = argv[2]
         del argv[1:3]
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -53,6 +60,20 @@ def main(argv):
     for path in values_files:
         with open(path, encoding="utf-8") as file:
             values = merge(values, helm.values_from_yaml(file.read()) or {})
+    if kubeconfig is not None:
+        try:
+            with helm.Chart.load(chart_dir) as chart:
+                chart.validate_schema(chart.merge_values(values))
+                rendered = helm.Config(kubeconfig_path=kubeconfig).render(
+                    chart, values, name=release, namespace=namespace, is_upgrade=True
+                )
+        except helm.HelmError as error:
+            print(f"{type(error).__name__}: {error}", file=sys.stderr)
+            return 1
+        manifests = {t: text for t, text in rendered.items() if not t.endswith("NOTES.txt")}
+        notes = "".join(text for t, text in rendered.items() if t.endswith("NOTES.txt"))
+        json.dump({"manifests": manifests, "notes": notes, "lint": []}, sys.stdout)
+        return 0
     try:
         with helm.Chart.load(chart_dir) as chart:
             merged = chart.merge_values(values)
