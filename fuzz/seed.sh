@@ -39,7 +39,7 @@ for f in "${manifests[@]}"; do
     [ -f "$f" ] || continue
     name=$(printf '%s' "$f" | tr '/' '_')
     for mode in 03 01 02 06 0d; do
-        { printf "\\x$mode"; cat "$f"; } >"$corpus/admission_review/seed-$mode-$name"
+        { printf '%b' "\\x$mode"; cat "$f"; } >"$corpus/admission_review/seed-$mode-$name"
     done
 done
 for f in fuzz/seeds/admission_review/*; do

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: LINT, PARSE, TREE and OBJECTS are read by the caller
 # Sourced by bench/lint/run.sh and bench/lint/instructions.sh (from the repository root, with
 # SIZE set): builds the release binaries unless NO_BUILD is set, and generates the clean tree in
 # a temporary directory removed on exit. Sets LINT, PARSE, TREE and OBJECTS.

@@ -110,7 +110,7 @@ SERVER=
 CLIENT_PID=
 SAMPLER=
 API_PID=
-# shellcheck disable=SC2317  # reached through the EXIT trap only
+# shellcheck disable=SC2317,SC2329  # reached through the EXIT trap only
 cleanup() {
   local pid
   exec 3>&- 2>/dev/null || true
@@ -298,7 +298,7 @@ if kill -0 "$SERVER" 2>/dev/null; then
   kill -KILL "$SERVER"
   SERVER_STATUS=timeout
 fi
-wait "$SERVER" || { [ "$SERVER_STATUS" = timeout ] || SERVER_STATUS=$?; }
+wait "$SERVER" || { status=$?; [ "$SERVER_STATUS" = timeout ] || SERVER_STATUS=$status; }
 STOP_SECONDS=$(awk -v a="$STOP_START" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 SERVER=
 kill "$SAMPLER" 2>/dev/null || true

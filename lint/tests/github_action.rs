@@ -324,7 +324,8 @@ fn the_paths_input_keeps_spaces_and_globs_literal() {
     assert!(log.contains("the paths input does not split into words"), "{log}");
 }
 
-/// The action's scripts (and the kind e2e's), the pre-commit hook's entry and `.ci/run` pass
+/// The action's scripts (and the kind e2e's), the benchmarks' and fuzzing's scripts, the
+/// pre-commit hook's entry and `.ci/run` pass
 /// shellcheck, each as the shell its shebang names (actionlint runs it on the workflows' `run:`
 /// scripts too, when it is installed: `.ci/run` installs it). A comment line that starts with
 /// `# shellcheck` is read as a directive: one that is none stops the check of the whole file
@@ -334,15 +335,22 @@ fn the_ci_and_action_scripts_pass_shellcheck() {
     if !tool("shellcheck", "--version") {
         return;
     }
-    let mut scripts: Vec<PathBuf> = [".github/action", ".github/e2e"]
-        .into_iter()
-        .flat_map(|dir| std::fs::read_dir(workspace().join(dir)).unwrap())
+    let bench_dirs = std::fs::read_dir(workspace().join("bench")).unwrap().map(|e| e.unwrap().path());
+    let dirs = [".github/action", ".github/e2e", "fuzz"].map(|d| workspace().join(d)).into_iter().chain(bench_dirs);
+    let mut scripts: Vec<PathBuf> = dirs
+        .filter(|dir| dir.is_dir())
+        .flat_map(|dir| std::fs::read_dir(dir).unwrap())
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "sh"))
         .collect();
-    assert!(scripts.len() >= 3, "{scripts:?}");
+    assert!(scripts.len() >= 11, "{scripts:?}");
     scripts.extend([".ci/run", "lint/pre-commit.sh"].map(|s| workspace().join(s)));
-    let out = Command::new("shellcheck").args(["--severity=style", "--format=gcc"]).args(&scripts).output().unwrap();
+    let out = Command::new("shellcheck")
+        .current_dir(workspace())
+        .args(["--severity=style", "--format=gcc", "--external-sources"])
+        .args(&scripts)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "shellcheck:\n{}", text(&out));
 }
 
