@@ -363,4 +363,25 @@ mod tests {
         let off = FeatureGates::new(KubernetesVersion::V1_37).with(Gate::DeclarativeValidationBeta, false).unwrap();
         assert_eq!(errors_with(&obj, off)[0], "spec.maxReplicas: Required value: must be set and greater than 0");
     }
+
+    /// `configmaps` is a standard resource (`helper.IsStandardResourceName`) but not a
+    /// container's: a ContainerResource metric on it fails only the container check, printed as
+    /// each release prints a `core.ResourceName` (a bare `fmt.Stringer` in 1.33, JSON after).
+    #[test]
+    fn a_container_resource_on_configmaps_fails_only_the_container_check() {
+        let obj = with(
+            "spec.metrics",
+            json!([{"type": "ContainerResource", "containerResource": {"name": "configmaps", "container": "app",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+        let at = "spec.metrics[0].containerResource.name: Invalid value:";
+        assert_eq!(
+            errors_with(&obj, FeatureGates::new(KubernetesVersion::V1_33)),
+            [format!("{at} configmaps: must be a standard resource for containers")]
+        );
+        assert_eq!(
+            errors_with(&obj, FeatureGates::new(KubernetesVersion::V1_34)),
+            [format!("{at} \"configmaps\": must be a standard resource for containers")]
+        );
+    }
 }
