@@ -384,4 +384,22 @@ mod tests {
             [format!("{at} \"configmaps\": must be a standard resource for containers")]
         );
     }
+
+    /// A metric type is a named Go string type: 1.33 prints it with `%#v` (`strconv.Quote`,
+    /// DEL as `\x7f`), 1.34 and later with `encoding/json`, which escapes `<` but writes DEL
+    /// as it is.
+    #[test]
+    fn a_named_value_with_del_and_html_characters_per_release() {
+        let obj = with("spec.metrics", json!([{"type": "Foo\u{7f}<"}]));
+        let supported = "supported values: \"ContainerResource\", \"External\", \"Object\", \"Pods\", \"Resource\"";
+        let first = |v| errors_with(&obj, FeatureGates::new(v)).remove(0);
+        assert_eq!(
+            first(KubernetesVersion::V1_33),
+            format!("spec.metrics[0].type: Unsupported value: \"Foo\\x7f<\": {supported}")
+        );
+        assert_eq!(
+            first(KubernetesVersion::V1_34),
+            format!("spec.metrics[0].type: Unsupported value: \"Foo\u{7f}\\u003c\": {supported}")
+        );
+    }
 }
