@@ -155,9 +155,7 @@ pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates
     if gates.enabled(Gate::HPAGeneration) {
         hpa.metadata.generation = 1;
     }
-    if !gates.enabled(Gate::HPAConfigurableTolerance) {
-        drop_tolerance(hpa);
-    }
+    drop_disabled_fields(hpa, gates);
     if hpa.metadata.name.is_empty() && !hpa.metadata.generate_name.is_empty() {
         let base: String = hpa.metadata.generate_name.chars().take(58).collect();
         hpa.metadata.name = format!("{base}{GENERATED_NAME_SUFFIX}");
@@ -214,6 +212,36 @@ fn uses_tolerance(hpa: &v2::HorizontalPodAutoscaler) -> bool {
         b.scale_up.as_ref().is_some_and(|r| r.tolerance.is_some())
             || b.scale_down.as_ref().is_some_and(|r| r.tolerance.is_some())
     })
+}
+
+/// A field the strategy dropped because its feature gate is off ([`drop_disabled_fields`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DroppedField {
+    /// Its path, e.g. `spec.behavior.scaleUp.tolerance`.
+    pub path: &'static str,
+    /// The gate that is off.
+    pub gate: Gate,
+}
+
+/// `dropDisabledFields` of the strategy's `PrepareForCreate`: with `HPAConfigurableTolerance`
+/// off (1.33 and 1.34 by default), each direction's `tolerance` is dropped. Returns the path of
+/// each field it dropped with the gate that is off, for the caller to say so (kube-apiserver
+/// drops them silently).
+pub fn drop_disabled_fields(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates) -> Vec<DroppedField> {
+    if gates.enabled(Gate::HPAConfigurableTolerance) {
+        return Vec::new();
+    }
+    let Some(b) = &hpa.spec.behavior else { return Vec::new() };
+    let dropped = [
+        (b.scale_up.as_ref(), "spec.behavior.scaleUp.tolerance"),
+        (b.scale_down.as_ref(), "spec.behavior.scaleDown.tolerance"),
+    ]
+    .into_iter()
+    .filter(|(rules, _)| rules.is_some_and(|r| r.tolerance.is_some()))
+    .map(|(_, path)| DroppedField { path, gate: Gate::HPAConfigurableTolerance })
+    .collect();
+    drop_tolerance(hpa);
+    dropped
 }
 
 fn drop_tolerance(hpa: &mut v2::HorizontalPodAutoscaler) {

@@ -48,7 +48,9 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// Encodes `s` as a JSON string the way Go's `encoding/json` does (HTML-safe escaping on).
+/// Encodes `s` as a JSON string the way Go's `encoding/json` does (HTML-safe escaping on):
+/// `<`, `>`, `&`, U+2028, U+2029 and the control characters below U+0020 are escaped; DEL
+/// (U+007F) is not (`htmlSafeSet` holds it, `encoding/json/tables.go`).
 pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -68,7 +70,7 @@ pub fn push_json_fragment(out: &mut String, s: &str) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}' => {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
             c if (c as u32) < 0x20 => {
@@ -140,7 +142,7 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     where
         W: ?Sized + std::io::Write,
     {
-        if fragment.chars().any(|c| matches!(c, '<' | '>' | '&' | '\u{7f}' | '\u{2028}' | '\u{2029}')) {
+        if fragment.chars().any(|c| matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}')) {
             let mut escaped = String::with_capacity(fragment.len() + 8);
             push_json_fragment(&mut escaped, fragment);
             writer.write_all(escaped.as_bytes())
@@ -623,6 +625,10 @@ mod tests {
         assert_eq!(json_string("a<b>&c"), "\"a\\u003cb\\u003e\\u0026c\"");
         assert_eq!(json_string("\u{1}\u{8}"), "\"\\u0001\\b\"");
         assert_eq!(to_go_json(&["x&y"]).unwrap(), "[\"x\\u0026y\"]");
+        // DEL is written as it is, by both (Go 1.23: `json.Marshal("a\x7fb<")` is
+        // `"a\x7fb\u003c"`); U+2028 and U+2029 are escaped.
+        assert_eq!(json_string("a\u{7f}b<"), "\"a\u{7f}b\\u003c\"");
+        assert_eq!(to_go_json(&["a\u{7f}\u{2028}"]).unwrap(), "[\"a\u{7f}\\u2028\"]");
     }
 
     #[test]

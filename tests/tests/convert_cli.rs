@@ -269,3 +269,50 @@ fn default_leaves_an_unserved_version_to_its_own_defaulting() {
         })
     );
 }
+
+/// `default` prints what a create returns: with `HPAConfigurableTolerance` off (1.33 and 1.34 by
+/// default, or switched off with `--feature-gates`) the strategy's `PrepareForCreate` drops each
+/// `tolerance`, silently in kube-apiserver, with a warning here; from 1.35 (gate on) it stays.
+/// In `autoscaling/v1` the behavior annotation comes back without it (`"Tolerance":null`).
+#[test]
+fn default_drops_a_tolerance_the_release_drops_on_create() {
+    let v2 = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n  behavior:\n    scaleDown:\n      tolerance: \"0.05\"\n      policies: [{type: Pods, value: 1, periodSeconds: 15}]\n";
+    let default = |args: &[&str], input: &str| {
+        hpa_lint(&[&["default", "--no-config", "-o", "json"], args, &["-"]].concat(), input)
+    };
+    let warning = |release: &str| {
+        format!(
+            "hpa-lint: warning: <stdin>:1:1: spec.behavior.scaleDown.tolerance dropped: HPAConfigurableTolerance is off in Kubernetes {release}, and kube-apiserver drops the field on create\n"
+        )
+    };
+    for (args, tolerance, stderr) in [
+        (&["--kubernetes-version", "1.33"][..], Value::Null, warning("1.33")),
+        (&["--kubernetes-version", "1.34"][..], Value::Null, warning("1.34")),
+        (&["--kubernetes-version", "1.35"][..], Value::from("50m"), String::new()),
+        (
+            &["--kubernetes-version", "1.36", "--feature-gates", "HPAConfigurableTolerance=false"][..],
+            Value::Null,
+            warning("1.36"),
+        ),
+        (
+            &["--kubernetes-version", "1.34", "--feature-gates", "HPAConfigurableTolerance=true"][..],
+            Value::from("50m"),
+            String::new(),
+        ),
+    ] {
+        let run = default(args, v2);
+        assert_eq!((run.code, run.stderr.as_str()), (0, stderr.as_str()), "{args:?}");
+        let rules = &run.json()["spec"]["behavior"]["scaleDown"];
+        assert_eq!(rules["tolerance"], tolerance, "{args:?}: {rules}");
+        assert_eq!(rules["policies"][0]["value"], 1, "{args:?}: the rest is kept");
+    }
+    let v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  annotations:\n    autoscaling.alpha.kubernetes.io/behavior: '{\"ScaleDown\":{\"Tolerance\":\"0.05\",\"Policies\":[{\"Type\":\"Pods\",\"Value\":1,\"PeriodSeconds\":15}]}}'\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n";
+    let behavior = |release: &str| {
+        let run = default(&["--kubernetes-version", release], v1);
+        assert_eq!(run.code, 0, "{release}: {}", run.stderr);
+        let annotation = run.json()["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/behavior"].clone();
+        serde_json::from_str::<Value>(annotation.as_str().unwrap()).unwrap()["ScaleDown"]["Tolerance"].clone()
+    };
+    assert_eq!(behavior("1.34"), Value::Null);
+    assert_eq!(behavior("1.35"), Value::from("50m"));
+}

@@ -625,6 +625,18 @@ fn a_limit_range_kube_apiserver_refuses_gives_no_request() {
             "resource.Quantity{i:resource.int64Amount{value:100, scale:-3}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"100m\", Format:\"DecimalSI\"}"
         )
     );
+    // Written in a form `ParseQuantity` does not keep (`0.1`, not canonical): `s` still holds
+    // `100m`, because the detail's `defaultRequestQuantity.String()` caches it before Go copies
+    // the quantity into the error's `interface{}` (gc hoists the call arguments first; Go 1.21
+    // and later, and 1.33 is built with Go 1.24; Go 1.19 copied it first and printed `s:""`).
+    let uncanonical = set("    defaultRequest: {cpu: \"0.1\"}\n    max: {cpu: 50m}\n");
+    let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.33"], &uncanonical);
+    assert_eq!(
+        said(&report, "HPA201")[0].1,
+        message(
+            "resource.Quantity{i:resource.int64Amount{value:1, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:\"100m\", Format:\"DecimalSI\"}"
+        )
+    );
     // A quantity that does not parse, of another resource: kube-apiserver cannot decode the
     // LimitRange, so its cpu default is given to no container either.
     let undecodable = lint(&["--select", "HPA201"], &set("    defaultRequest: {cpu: 100m, memory: abc}\n"));

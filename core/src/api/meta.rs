@@ -285,7 +285,7 @@ impl LabelSelector {
             }
             let values_path = Path::new("values");
             let list = || BadValue::Composite {
-                json: serde_json::to_string(values).unwrap_or_default(),
+                json: go::to_go_json(values).unwrap_or_default(),
                 go_syntax: if values.is_empty() {
                     "[]string(nil)".to_string()
                 } else {
@@ -477,6 +477,16 @@ mod tests {
             one(requirement("env", "Exists", &["prod"])).as_selector_error(KubernetesVersion::V1_33).as_deref(),
             Some("values: Invalid value: []string{\"prod\"}: values set must be empty for exists and does not exist")
         );
+        // The list as `encoding/json` writes it from 1.34 (`&` escaped), as `%#v` in 1.33.
+        let html = one(requirement("env", "Exists", &["a&b"]));
+        let (json, go) = (html.as_selector_error(latest), html.as_selector_error(KubernetesVersion::V1_33));
+        let wanted = |value: &str| {
+            format!(
+                "[values: Invalid value: {value}: values set must be empty for exists and does not exist, values[0][env]: Invalid value: \"a&b\": a valid label must be"
+            )
+        };
+        assert!(json.as_deref().unwrap_or_default().starts_with(&wanted("[\"a\\u0026b\"]")), "{json:?}");
+        assert!(go.as_deref().unwrap_or_default().starts_with(&wanted("[]string{\"a&b\"}")), "{go:?}");
         assert_eq!(
             one(requirement("tier", "In", &[])).as_selector_error(latest).as_deref(),
             Some("values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")

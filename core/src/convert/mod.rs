@@ -14,7 +14,7 @@ pub mod v2beta2;
 use serde_json::Value;
 
 use crate::api::{ApiVersion, VersionedHpa, v2};
-use crate::features::KubernetesVersion;
+use crate::features::{FeatureGates, KubernetesVersion};
 
 pub use annotations::AnnotationProblem;
 
@@ -145,8 +145,32 @@ pub fn convert_in(
 /// `autoscaling/v2` object loses the round-trip annotations
 /// (`Convert_v2_HorizontalPodAutoscaler_To_autoscaling_HorizontalPodAutoscaler`).
 pub fn as_served_in(obj: &VersionedHpa, release: KubernetesVersion) -> Result<Conversion<VersionedHpa>, ConvertError> {
+    served_after(obj, release, |_| {})
+}
+
+/// [`as_served_in`] for a create under `gates`: the strategy's `PrepareForCreate` drops from the
+/// internal form what a gate that is off leaves out ([`crate::admission::drop_disabled_fields`]:
+/// a `tolerance` while `HPAConfigurableTolerance` is off) before it is stored. The fields it
+/// dropped, each with the gate that is off, come with the object.
+pub fn as_created_in(
+    obj: &VersionedHpa,
+    gates: &FeatureGates,
+) -> Result<(Conversion<VersionedHpa>, Vec<crate::admission::DroppedField>), ConvertError> {
+    let mut dropped = Vec::new();
+    let served =
+        served_after(obj, gates.version(), |hpa| dropped = crate::admission::drop_disabled_fields(hpa, gates))?;
+    Ok((served, dropped))
+}
+
+/// The steps of [`as_served_in`], with `prepare` run on the internal form before it is stored.
+fn served_after(
+    obj: &VersionedHpa,
+    release: KubernetesVersion,
+    prepare: impl FnOnce(&mut v2::HorizontalPodAutoscaler),
+) -> Result<Conversion<VersionedHpa>, ConvertError> {
     let mut internal = to_internal_in(obj, release)?;
     crate::api::release::drop_unknown_internal(&mut internal.object, release);
+    prepare(&mut internal.object);
     crate::defaults::default_v2(&mut internal.object);
     Ok(out_of_internal(internal, obj.api_version(), release))
 }

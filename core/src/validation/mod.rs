@@ -363,4 +363,43 @@ mod tests {
         let off = FeatureGates::new(KubernetesVersion::V1_37).with(Gate::DeclarativeValidationBeta, false).unwrap();
         assert_eq!(errors_with(&obj, off)[0], "spec.maxReplicas: Required value: must be set and greater than 0");
     }
+
+    /// `configmaps` is a standard resource (`helper.IsStandardResourceName`) but not a
+    /// container's: a ContainerResource metric on it fails only the container check, printed as
+    /// each release prints a `core.ResourceName` (a bare `fmt.Stringer` in 1.33, JSON after).
+    #[test]
+    fn a_container_resource_on_configmaps_fails_only_the_container_check() {
+        let obj = with(
+            "spec.metrics",
+            json!([{"type": "ContainerResource", "containerResource": {"name": "configmaps", "container": "app",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}]),
+        );
+        let at = "spec.metrics[0].containerResource.name: Invalid value:";
+        assert_eq!(
+            errors_with(&obj, FeatureGates::new(KubernetesVersion::V1_33)),
+            [format!("{at} configmaps: must be a standard resource for containers")]
+        );
+        assert_eq!(
+            errors_with(&obj, FeatureGates::new(KubernetesVersion::V1_34)),
+            [format!("{at} \"configmaps\": must be a standard resource for containers")]
+        );
+    }
+
+    /// A metric type is a named Go string type: 1.33 prints it with `%#v` (`strconv.Quote`,
+    /// DEL as `\x7f`), 1.34 and later with `encoding/json`, which escapes `<` but writes DEL
+    /// as it is.
+    #[test]
+    fn a_named_value_with_del_and_html_characters_per_release() {
+        let obj = with("spec.metrics", json!([{"type": "Foo\u{7f}<"}]));
+        let supported = "supported values: \"ContainerResource\", \"External\", \"Object\", \"Pods\", \"Resource\"";
+        let first = |v| errors_with(&obj, FeatureGates::new(v)).remove(0);
+        assert_eq!(
+            first(KubernetesVersion::V1_33),
+            format!("spec.metrics[0].type: Unsupported value: \"Foo\\x7f<\": {supported}")
+        );
+        assert_eq!(
+            first(KubernetesVersion::V1_34),
+            format!("spec.metrics[0].type: Unsupported value: \"Foo\u{7f}\\u003c\": {supported}")
+        );
+    }
 }

@@ -258,7 +258,8 @@ pub fn path_segment_name_or_prefix(name: &str, prefix: bool) -> Vec<String> {
     }
 }
 
-const STANDARD_RESOURCES: [&str; 19] = [
+/// `standardResources` of `pkg/apis/core/helper/helpers.go`, which `IsStandardResourceName` reads.
+const STANDARD_RESOURCES: [&str; 20] = [
     "cpu",
     "memory",
     "ephemeral-storage",
@@ -273,6 +274,7 @@ const STANDARD_RESOURCES: [&str; 19] = [
     "services",
     "replicationcontrollers",
     "secrets",
+    "configmaps",
     "persistentvolumeclaims",
     "storage",
     "requests.storage",
@@ -365,6 +367,8 @@ mod tests {
     fn resource_names() {
         assert!(is_standard_resource_name("cpu"));
         assert!(!is_standard_resource_name("InvalidResource"));
+        // `core.ResourceConfigMaps` is in the list (a quota resource, so no container's).
+        assert!(is_standard_resource_name("configmaps") && !is_standard_container_resource_name("configmaps"));
         assert!(is_extended_resource_name("nvidia.com/gpu"));
         assert!(!is_extended_resource_name("kubernetes.io/foo"));
     }

@@ -1,8 +1,9 @@
 //! `hpa-lint default`: HPAs as kube-apiserver returns them in their own version (decoded,
-//! defaulted, converted to the internal form, stored as `autoscaling/v2` and read back, and
-//! converted back: [`convert::as_served_in`]; a version the release no longer serves gets its
-//! own defaulting only); other objects pass through unchanged, and what kubectl refuses or
-//! never sends is also reported (as `validate` reports it).
+//! defaulted, converted to the internal form, stripped of what a gate that is off drops on
+//! create, stored as `autoscaling/v2` and read back, and converted back:
+//! [`convert::as_created_in`]; a version the release no longer serves gets its own defaulting
+//! only); other objects pass through unchanged, and what kubectl refuses or never sends is also
+//! reported (as `validate` reports it).
 
 use hpa_core::convert;
 use serde_json::Value;
@@ -13,12 +14,13 @@ use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
-/// `kubernetesVersion`) decodes.
+/// `kubernetesVersion`) decodes, with its feature gates (`--feature-gates`, `featureGates`).
 pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
-        Ok(r) => r.settings.gates().version(),
+    let gates = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
+        Ok(r) => r.settings.gates().clone(),
         Err(e) => return out.fail(&e),
     };
+    let release = gates.version();
     let mut objects: Vec<Value> = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
@@ -39,8 +41,17 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     let served = if hpa_core::api::served(hpa.api_version().as_str(), release).is_err() {
                         convert::Conversion { object: hpa, annotation_problems: Vec::new(), lossy: Vec::new() }
                     } else {
-                        match convert::as_served_in(&hpa, release) {
-                            Ok(c) => c,
+                        match convert::as_created_in(&hpa, &gates) {
+                            Ok((c, dropped)) => {
+                                for d in dropped {
+                                    out.warning(&format!(
+                                        "{at}: {} dropped: {} is off in Kubernetes {release}, and kube-apiserver drops the field on create",
+                                        d.path,
+                                        d.gate.name()
+                                    ));
+                                }
+                                c
+                            }
                             Err(e) => {
                                 out.error(&format!("{at}: cannot convert to the internal form: {e}"));
                                 status = status.max(ExitStatus::Findings);
