@@ -999,11 +999,18 @@ fn a_sample_of_a_pod_missing_from_the_pod_list_counts() {
 /// (`tests/data/diagnose/replayed-sync/<scenario>`, written by its `make.py`), in JSON and for
 /// people.
 fn replayed(scenario: &str) -> (Value, String) {
+    replayed_with(scenario, &[])
+}
+
+/// [`replayed`] with more arguments (`--kubernetes-version 1.34`).
+fn replayed_with(scenario: &str, args: &[&str]) -> (Value, String) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync").join(scenario);
     let (objects, metrics) =
         (dir.join("objects.json").display().to_string(), dir.join("pod-metrics.json").display().to_string());
     let run = |output: &str| {
-        let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "web", "-o", output], "");
+        let mut all = vec!["diagnose", "--snapshot", &objects, &metrics, "web", "-o", output];
+        all.extend_from_slice(args);
+        let run = hpa_lint(&all, "");
         assert_eq!(run.code, 0, "{scenario}: {}", run.stderr);
         run
     };
@@ -2112,6 +2119,45 @@ fn a_container_metric_of_a_container_the_metrics_lack_has_no_samples() {
 
     let (d, _) = replayed("container-present");
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+}
+
+/// A rollout adding container `sidecar`, halfway: the old pod p1 lacks it in its spec and its
+/// PodMetrics. Before 1.35 its request is 0 and it has no sample (missing: 0 on a scale-up),
+/// 90 % of 50 % on p0: 2 → 4, and the forecast keeps p1 without the container (said; not "not
+/// Ready yet", which it is not). From 1.35 `calculateRequests` fails on p1 (#133415) at every
+/// sync whatever the load: no forecast, and the answer names the pod and the way out
+/// (tests/data/diagnose/replayed-sync/README.md).
+#[test]
+fn a_pod_without_the_metrics_container_fails_every_sync_from_1_35() {
+    let kept = "pod p1 is Ready but its PodMetrics lists no container sidecar (the pod lacks it, or it did not report): the forecast keeps it so, and each sync counts the pod, for that container's metric, as the controller counts a pod without metrics (using nothing when the others want more replicas, the target when they want fewer)";
+    let (d, human) = replayed_with("container-rollout", &["--kubernetes-version", "1.34"]);
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    let assumptions = texts(&d["forecast"]["assumptions"]);
+    assert!(assumptions.iter().any(|a| a == kept), "{d:#}");
+    assert!(!assumptions.iter().any(|a| a.contains("not Ready yet")), "{d:#}");
+    assert!(human.contains(&format!("\n  - {kept}\n")), "{human}");
+
+    let (d, human) = replayed_with("container-rollout", &["--kubernetes-version", "1.35"]);
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert_eq!(d["forecast"], Value::Null, "{d:#}");
+    let answer = "metric 1 fails: failed to get sidecar container metric value: failed to get cpu utilization: container sidecar not found in Pod p1; the controller reads container sidecar's request in every pod the selector lists, and Pod p1 has no such container: a rollout that adds it ends this once the pods without it are gone (delete them if they linger), else name a container the pods have; every sync fails there whatever the load, so the count stays at 2 until no pod the selector lists lacks it";
+    assert_eq!(
+        d["findings"][0],
+        json!({"question": "not-scaling", "cause": "container-not-found", "message": answer}),
+        "{d:#}"
+    );
+    assert!(human.contains(&format!("Why is it not scaling?\n  - {answer}\n")), "{human}");
+    assert!(!human.contains("Next syncs"), "{human}");
+
+    // The pod has the container, its PodMetrics not (not started or not reported): the same
+    // assumption, in every release; 45 % with p1 at 0 reverses the direction, 2 kept.
+    for release in ["1.34", "1.37"] {
+        let (d, _) = replayed_with("container-unreported", &["--kubernetes-version", release]);
+        assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(2)), "{d:#}");
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        assert!(assumptions.iter().any(|a| a == kept), "{release}: {d:#}");
+        assert!(!assumptions.iter().any(|a| a.contains("not Ready yet")), "{release}: {d:#}");
+    }
 }
 
 /// Several metrics, one failing: `computeReplicasForMetrics` discards what the others want when

@@ -355,14 +355,19 @@ pub struct ResumedPod {
 }
 
 /// What a resumed pod does not report: the resource metrics API lists no `PodMetrics` of it,
-/// or a Pods metric's answer has no sample of it. The replica calculator then counts it, for
-/// that metric, at 0 on a scale-up and at the target (100 % of its request, or the target
-/// utilization above 100 %) on a scale-down (`GetResourceReplicas`,
-/// `calcPlainMetricReplicas` in `pkg/controller/podautoscaler/replica_calculator.go`).
+/// its `PodMetrics` lists no usage of a container a ContainerResource metric names, or a Pods
+/// metric's answer has no sample of it. The replica calculator then counts it, for that metric,
+/// at 0 on a scale-up and at the target (100 % of its request, or the target utilization above
+/// 100 %) on a scale-down (`GetResourceReplicas`, `calcPlainMetricReplicas` in
+/// `pkg/controller/podautoscaler/replica_calculator.go`; a container missing from a
+/// `PodMetrics` leaves the pod without a sample, `getContainerMetrics` of
+/// `pkg/controller/podautoscaler/metrics/client.go` since 1.33, #127193).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Silence {
     /// No `PodMetrics` (Resource and ContainerResource metrics).
     pub resources: bool,
+    /// The containers its `PodMetrics` does not list (ContainerResource metrics).
+    pub containers: Vec<String>,
     /// The Pods metrics with no sample of it.
     pub pods_metrics: Vec<MetricId>,
 }
@@ -370,7 +375,7 @@ pub struct Silence {
 impl Silence {
     /// Whether it reports nothing the simulation writes.
     pub fn is_empty(&self) -> bool {
-        !self.resources && self.pods_metrics.is_empty()
+        !self.resources && self.containers.is_empty() && self.pods_metrics.is_empty()
     }
 }
 
@@ -844,6 +849,13 @@ impl<'a> World<'a> {
             None => !s.resources,
             Some(id) => !s.pods_metrics.contains(id),
         })
+    }
+
+    /// The containers the pod at index `i` leaves out of its `PodMetrics`
+    /// ([`Silence::containers`]).
+    fn silent_containers(&self, i: usize) -> &[String] {
+        let silence = self.pods.get(i).and_then(|c| c.silence).and_then(|s| self.silences.get(s));
+        silence.map_or(&[], |s| s.containers.as_slice())
     }
 
     /// A pod's spec: its own (a resumed pod), else the plan's template.
