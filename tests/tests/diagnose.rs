@@ -2423,7 +2423,8 @@ fn live_metrics_of_one_name_are_each_their_own_request() {
 /// request on a scale-down: 230m of 500m, 0.92, 8 kept), from 1.38 it is ignored like a Failed
 /// pod (`IsPodTerminal`, #141302: 130m of 400m, 0.64 → 3, held at 8 by the stabilization
 /// window). The forecast keeps `s0` without metrics (it never runs again) and has `un`, not
-/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38.
+/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38. The Pending
+/// `pe` runs from the next sync on, said right after the new pods' delay.
 #[test]
 fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/every-phase");
@@ -2447,6 +2448,15 @@ fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
     };
     let silent = "pod s0 had no metrics in the replayed sync and keeps none (the load is shared by the Ready pods that report): each sync counts it as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
     let starting = "pod un, not Ready yet, had no metrics in the replayed sync: the forecast has it report its share of the load from the next sync on; while it reports none, each sync decides as the replayed one did";
+    // The Pending pod runs from the next sync on: said, with what the controller makes of it.
+    let pending = "pod pe is Pending: the forecast has it Running from the next sync on and Ready that long after its start (at the next sync at the earliest; no scheduling or image-pull delay is assumed); the controller counts a Pending pod as not ready (groupPods), as it counts a starting pod for a cpu metric; for another metric the forecast's Running pods count as ready once they report, where Pending ones would not";
+    for release in ["1.33", "1.37", "1.38"] {
+        let d = run(release);
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        let new_pods = assumptions.iter().position(|a| a.starts_with("new pods start at once and turn Ready after"));
+        let said = assumptions.iter().position(|a| a == pending);
+        assert_eq!(said, new_pods.map(|i| i + 1), "{release}: {assumptions:#?}");
+    }
     for release in ["1.33", "1.37"] {
         let d = run(release);
         let m = &d["metrics"][0];

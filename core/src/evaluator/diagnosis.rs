@@ -970,6 +970,21 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
+    // Pending pods run from the next sync on (no scheduling or image-pull delay): said by name,
+    // with what the controller makes of a Pending pod (`groupPods`: unready, whatever the
+    // metric) and where the forecast's Running pod differs.
+    let pending: Vec<&str> = pods.iter().filter(|p| p.phase == PodPhase::Pending).map(|p| &*p.name).collect();
+    if !pending.is_empty() {
+        let (pods, are, them, their, a_pod) = if pending.len() == 1 {
+            ("pod", "is", "it", "its", "a Pending pod")
+        } else {
+            ("pods", "are", "them", "their", "Pending pods")
+        };
+        assumptions.push(format!(
+            "{pods} {} {are} Pending: the forecast has {them} Running from the next sync on and Ready that long after {their} start (at the next sync at the earliest; no scheduling or image-pull delay is assumed); the controller counts {a_pod} as not ready (groupPods), as it counts a starting pod for a cpu metric; for another metric the forecast's Running pods count as ready once they report, where Pending ones would not",
+            pending.join(", ")
+        ));
+    }
     let silences = silences(input, sync);
     let timelines: Vec<ResumedPod> = listed
         .iter()
