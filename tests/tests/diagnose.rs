@@ -2160,6 +2160,21 @@ fn a_pod_without_the_metrics_container_fails_every_sync_from_1_35() {
     }
 }
 
+/// A hand-written PodMetrics list with two items of p1 (90m, then 10m): the metrics client keeps
+/// one value per pod, the last (`getPodMetrics` fills a map by name): 100m of 200m, 50 %, 2 kept;
+/// the forecast's load is that 100m too (summing every item, 190m, it scaled to 4 at the next
+/// sync), and a note says what was kept.
+#[test]
+fn repeated_samples_of_a_pod_keep_the_last_as_the_metrics_client_does() {
+    let (d, human) = replayed("repeated-samples");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(2)), "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "50%", "{d:#}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 2}), "{d:#}");
+    let note = "the PodMetrics list has 2 items of pod p1 (metrics-server lists a pod once): the controller's metrics client keeps one value per pod, that of the last item with the usage asked for (getPodMetrics fills a map by pod name), and so does this replay";
+    assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
+    assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
+}
+
 /// Several metrics, one failing: `computeReplicasForMetrics` discards what the others want when
 /// it is below the current count (a failed metric blocks a scale-down: ScalingActive False with
 /// the first failure's reason, no rescale), and keeps it otherwise (a scale-up goes on,

@@ -289,7 +289,42 @@ pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
     let forecast = (!stops_whatever_the_load(&sync)).then(|| forecast(input, &sync, state_after));
     let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new(), notes: Vec::new() };
     (diagnosis.findings, diagnosis.notes) = findings(input, &diagnosis);
+    diagnosis.notes.extend(repeated_samples(input.sync));
     diagnosis
+}
+
+/// A note for each pod an answer has more than one sample of: metrics-server lists a pod once,
+/// a hand-written snapshot or another adapter may not. The metrics client keeps one value per
+/// pod name in a map, the last written (`getPodMetrics`, `getContainerMetrics`, `GetRawMetric`
+/// in `pkg/controller/podautoscaler/metrics/client.go`): for PodMetrics the last item that has
+/// the usage asked for (one without it writes nothing), for a Pods metric the last sample. The
+/// replay and the forecast's load do the same.
+fn repeated_samples(sync: &SyncInput) -> Vec<String> {
+    fn repeated<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for n in names {
+            *counts.entry(n).or_default() += 1;
+        }
+        counts.into_iter().filter(|(_, n)| *n > 1).collect()
+    }
+    let mut notes = Vec::new();
+    if let Ok(items) = &sync.resource_metrics {
+        for (pod, n) in repeated(items.iter().map(|m| &*m.pod)) {
+            notes.push(format!(
+                "the PodMetrics list has {n} items of pod {pod} (metrics-server lists a pod once): the controller's metrics client keeps one value per pod, that of the last item with the usage asked for (getPodMetrics fills a map by pod name), and so does this replay"
+            ));
+        }
+    }
+    if let Ok(map) = &sync.pods_metrics {
+        for (metric, samples) in map {
+            for (pod, n) in repeated(samples.iter().map(|s| &*s.pod)) {
+                notes.push(format!(
+                    "the answer of Pods metric {metric} has {n} samples of pod {pod}: the controller's metrics client keeps the last (GetRawMetric fills a map by pod name), and so does this replay"
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// What the live status says about a target replayed as disabled at zero, when the replay
@@ -1235,19 +1270,37 @@ fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValu
             .iter()
             .any(|p| &*p.name == name && !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
     };
+    // One value per pod, as the metrics client's map keeps it (`res[m.Name] = ...`): the last
+    // item of a name that gives one.
+    let by_pod = |values: Vec<(&str, i64)>| -> Vec<i64> {
+        let mut kept: BTreeMap<&str, i64> = BTreeMap::new();
+        for (pod, v) in values {
+            kept.insert(pod, v);
+        }
+        kept.into_values().collect()
+    };
     let usage = |container: Option<&str>, resource: &str| match &sync.resource_metrics {
-        Ok(items) => total(
+        Ok(items) => total(by_pod(
             items
                 .iter()
                 .filter(|m| live(&m.pod))
                 .filter_map(|m| match container {
-                    None => Some(m.containers.iter().filter_map(|c| c.usage_milli.get(resource)).sum::<i64>()),
-                    Some(container) => {
-                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()
-                    }
+                    // `getPodMetrics`: the sum over the listed containers, none when one lacks
+                    // the resource or none is listed.
+                    None if m.containers.is_empty() => None,
+                    None => Some((
+                        &*m.pod,
+                        m.containers
+                            .iter()
+                            .try_fold(0i64, |sum, c| Some(sum.wrapping_add(*c.usage_milli.get(resource)?)))?,
+                    )),
+                    Some(container) => Some((
+                        &*m.pod,
+                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()?,
+                    )),
                 })
                 .collect(),
-        ),
+        )),
         Err(_) => LoadValue::Unavailable,
     };
     match MetricKey::of(spec) {
@@ -1261,7 +1314,9 @@ fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValu
     }
     match &query {
         MetricQuery::Pods { metric } => match &sync.pods_metrics {
-            Ok(map) => total(map.get(metric).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default()),
+            Ok(map) => total(by_pod(
+                map.get(metric).map(|s| s.iter().map(|s| (&*s.pod, s.value_milli)).collect()).unwrap_or_default(),
+            )),
             Err(_) => LoadValue::Unavailable,
         },
         MetricQuery::Object { .. } => match &sync.object_metrics {

@@ -239,6 +239,11 @@ def sidecar_metrics(name, pods):
 sidecar_metrics("container-rollout", [with_sidecar(pod("p0")), pod("p1")])
 sidecar_metrics("container-unreported", [with_sidecar(pod("p0")), with_sidecar(pod("p1"))])
 
+# A hand-written PodMetrics list with two items of p1 (90m, then 10m): the metrics client keeps
+# the last (a map by pod name): 100m of 200m, 50 %, 2 kept, and the forecast's load is 100m,
+# not 190m (which would scale to 4); a note says so.
+write("repeated-samples", [hpa(), deploy(2)] + TWO, AT_90 + [("p1", "10m")])
+
 # Two metrics, the second (Pods qps) failing (its adapter answers 404): the cpu metric alone
 # wants 1 of 4 (10 %), which the invalid-metric rule of computeReplicasForMetrics discards
 # (no scale-down while a metric fails); at 90 % it wants 8, which it keeps (a scale-up).
