@@ -245,6 +245,46 @@ fn a_duration_of_millions_of_syncs_is_refused() {
     );
 }
 
+/// `--sync-period` and `--downscale-stabilization` take what kube-controller-manager's flags
+/// take, a duration (`30s`, `1m`), as well as a whole number of seconds; anything else is a usage
+/// error that says what to write (it was clap's bare `invalid digit found in string`).
+#[test]
+fn controller_duration_flags_take_seconds_or_a_duration() {
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 2m\nload: [{at: 0s, metrics: {cpu: {total: 300m}, http_requests_per_second: {perPod: 1}}}]\n";
+    let json = |args: &[&str]| {
+        let run = hpa_lint(&[&["simulate", "-o", "json"], args, &["-"]].concat(), scenario);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+    let seconds = json(&["--sync-period", "30", "--downscale-stabilization", "60"]);
+    assert_eq!(json(&["--sync-period", "30s", "--downscale-stabilization", "1m"]), seconds);
+    assert_eq!(json(&["--sync-period=0.5m", "--downscale-stabilization=60000ms"]), seconds);
+    let ats: Vec<i64> = serde_json::from_str::<Value>(&seconds).unwrap()["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["at"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ats, [0, 30, 60, 90]);
+
+    let run = hpa_lint(&["simulate", "--sync-period", "15x", "-"], scenario);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "error: invalid value '15x' for '--sync-period <SECONDS>': expected a whole number of seconds (15) or a duration as kube-controller-manager takes it (15s, 1m30s, 500ms): time: unknown unit \"x\" in duration \"15x\""
+        )
+    );
+    let run = hpa_lint(&["simulate", "--downscale-stabilization=-5m", "-"], scenario);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "error: invalid value '-5m' for '--downscale-stabilization <SECONDS>': expected a whole number of seconds (15) or a duration as kube-controller-manager takes it (15s, 1m30s, 500ms); a duration must not be negative"
+        )
+    );
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");
