@@ -285,6 +285,61 @@ fn controller_duration_flags_take_seconds_or_a_duration() {
     );
 }
 
+/// Values a scenario cannot mean are refused at their place, saying what to write: a `.nan` or
+/// `.inf` (kubectl's bare `json: unsupported value: -Inf` before), a load key written without a
+/// value (`give one of perPod, total, utilization or value` at the mapping before), a load
+/// entry no sync reads (left out without a word before), a value past an int64 of milli-units
+/// (read as 0 % or a negative utilization before).
+#[test]
+fn values_a_scenario_cannot_mean_say_what_to_write() {
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "non-finite.yaml",
+            &[
+                "data/simulate/non-finite.yaml:9:43: load[0].metrics.cpu.utilization: -.Inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a percentage such as 80",
+            ],
+        ),
+        (
+            "empty-load.yaml",
+            &[
+                "data/simulate/empty-load.yaml:9:13: load[0].metrics.cpu.total: empty: write a quantity such as 500m, or `unavailable` in place of the mapping for a metric with no value",
+                "data/simulate/empty-load.yaml:11:9: load[0].metrics.http_requests_per_second.perPod: empty: write a quantity such as 500m, or `unavailable` in place of the mapping for a metric with no value",
+            ],
+        ),
+        (
+            "past-end.yaml",
+            &[
+                "data/simulate/past-end.yaml:11:10: load[2].at: no sync reads the load from 50s: the last sync is at 45s (every 15s from 0s, before duration 1m); make duration longer than 1m (the sync that would read it) or remove the entry",
+                "data/simulate/past-end.yaml:12:10: load[3].at: no sync reads the load from 5m: the last sync is at 45s (every 15s from 0s, before duration 1m); make duration longer than 5m (the sync that would read it) or remove the entry",
+            ],
+        ),
+        (
+            "past-milli-range.yaml",
+            &[
+                "data/simulate/past-milli-range.yaml:6:44: podTemplate.containers[0].requests.cpu: 9223372036854776 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
+                "data/simulate/past-milli-range.yaml:11:20: load[0].metrics.cpu.total: 9223372036854775807 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
+            ],
+        ),
+    ];
+    for (file, want) in cases {
+        let (code, lines) = errors(file);
+        assert_eq!(code, 1, "{file}");
+        assert_eq!(lines, want, "{file}");
+    }
+    // The first sync comes one period after the creation before 1.37: syncs at 15s, 30s, 45s.
+    let run = hpa_lint(&["simulate", "--kubernetes-version", "1.33", &format!("{DATA}/past-end.yaml")], "");
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "hpa-lint: error: data/simulate/past-end.yaml:11:10: load[2].at: no sync reads the load from 50s: the last sync is at 45s (every 15s from 15s, before duration 1m); make duration longer than 1m (the sync that would read it) or remove the entry"
+        )
+    );
+    // The largest value it can hold is taken: 9223372036854775807m, an int64 of milli-units.
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 15s\nload: [{at: 0s, metrics: {cpu: {total: 9223372036854775807m}, http_requests_per_second: {perPod: 1}}}]\n";
+    let run = hpa_lint(&["simulate", "-o", "json", "-"], scenario);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");

@@ -625,6 +625,14 @@ pub fn sync_count(duration_ms: i64, period_ms: i64) -> i64 {
     duration_ms / period_ms.max(1) + 1
 }
 
+/// The instant of the last sync of a plan of `duration_ms` whose syncs come every `period_ms`
+/// from `first_ms` (the first sync after the HPA's creation), each before the end (as the
+/// simulator's next sync is found); `None` when none does.
+pub fn last_sync_ms(duration_ms: i64, period_ms: i64, first_ms: i64) -> Option<i64> {
+    let span = duration_ms.checked_sub(first_ms)?.checked_sub(1)?;
+    (span >= 0).then(|| first_ms + span / period_ms.max(1) * period_ms.max(1))
+}
+
 /// Runs a whole plan.
 pub fn simulate(plan: &Plan) -> Simulation {
     let mut sim = Simulator::new(plan);
