@@ -288,11 +288,11 @@ fn controller_duration_flags_take_seconds_or_a_duration() {
 /// Values a scenario cannot mean are refused at their place, saying what to write: a `.nan` or
 /// `.inf` (kubectl's bare `json: unsupported value: -Inf` before), a load key written without a
 /// value (`give one of perPod, total, utilization or value` at the mapping before), a load
-/// entry no sync reads (left out without a word before), a value past an int64 of milli-units
-/// (read as 0 % or a negative utilization before).
+/// entry no sync reads (left out without a word before), a value past an int64 of milli-units,
+/// or a utilization making one (read as 0 % or a negative utilization before).
 #[test]
 fn values_a_scenario_cannot_mean_say_what_to_write() {
-    let cases: [(&str, &[&str]); 4] = [
+    let cases: [(&str, &[&str]); 5] = [
         (
             "non-finite.yaml",
             &[
@@ -318,6 +318,12 @@ fn values_a_scenario_cannot_mean_say_what_to_write() {
             &[
                 "data/simulate/past-milli-range.yaml:6:44: podTemplate.containers[0].requests.cpu: 9223372036854776 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
                 "data/simulate/past-milli-range.yaml:11:20: load[0].metrics.cpu.total: 9223372036854775807 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
+            ],
+        ),
+        (
+            "huge-utilization.yaml",
+            &[
+                "data/simulate/huge-utilization.yaml:10:12: `cpu`: 1000000000000000000000000000000 % of the pods' request (100m) is more than the controller counts: it reads usage in milli-units into an int64 (at most 9223372036854775807m); write a smaller percentage",
             ],
         ),
     ];

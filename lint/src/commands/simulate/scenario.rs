@@ -923,6 +923,23 @@ fn load(entries: Vec<LoadEntryFile>, root: Node<'_>, errs: &mut Vec<ScenarioErro
     out
 }
 
+/// The request a utilization load of `key` is a percentage of, in milli-units: the named
+/// container's for a ContainerResource metric, the pod's (pod-level, else its containers' and
+/// sidecars' sum) for a Resource metric; `None` for other metrics.
+fn utilization_request(template: &PodTemplate, key: &MetricKey) -> Option<i64> {
+    let sidecars = || template.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    let containers = || template.containers.iter().chain(sidecars());
+    match key {
+        MetricKey::Resource(r) => Some(template.pod_requests_milli.get(r).copied().unwrap_or_else(|| {
+            containers().filter_map(|c| c.requests_milli.get(r)).fold(0i64, |a, v| a.saturating_add(*v))
+        })),
+        MetricKey::Container { container, resource } => {
+            containers().find(|c| c.name == *container)?.requests_milli.get(resource).copied()
+        }
+        _ => None,
+    }
+}
+
 /// What the scenario needs besides itself to become a [`Plan`].
 #[derive(Debug, Clone)]
 pub struct PlanInputs {
@@ -1014,6 +1031,21 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
                     errs.push(ScenarioError::new(
                         item.key.span,
                         format!("container `{container}` is not in the pod template"),
+                    ));
+                    continue;
+                }
+                // A utilization makes each pod's usage its request times the percentage: past an
+                // int64 of milli-units, what no metrics API reports and the controller cannot read.
+                if let LoadValue::Utilization(percent) = item.value.value
+                    && let Some(request) = utilization_request(&template, key)
+                    && request as f64 * percent / 100.0 > i64::MAX as f64
+                {
+                    errs.push(ScenarioError::new(
+                        item.value.span,
+                        format!(
+                            "`{}`: {percent} % of the pods' request ({request}m) is more than the controller counts: it reads usage in milli-units into an int64 (at most 9223372036854775807m); write a smaller percentage",
+                            item.key.value
+                        ),
                     ));
                     continue;
                 }
