@@ -332,6 +332,25 @@ fn values_a_scenario_cannot_mean_say_what_to_write() {
         assert_eq!(code, 1, "{file}");
         assert_eq!(lines, want, "{file}");
     }
+    // A `.inf` where a duration or a number of seconds goes is told to write one.
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: .inf\ncontroller: {syncPeriodSeconds: .NaN}\n";
+    let run = hpa_lint(&["simulate", "-"], scenario);
+    assert_eq!(
+        (run.code, run.stderr.lines().collect::<Vec<_>>()),
+        (
+            1,
+            vec![
+                "hpa-lint: error: <stdin>:5:33: controller.syncPeriodSeconds: .NaN is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a whole number of seconds"
+            ]
+        )
+    );
+    let run = hpa_lint(&["simulate", "-"], &scenario.replace(".NaN", "30"));
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: .inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a duration such as 90s"
+        ]
+    );
     // The first sync comes one period after the creation before 1.37: syncs at 15s, 30s, 45s.
     let run = hpa_lint(&["simulate", "--kubernetes-version", "1.33", &format!("{DATA}/past-end.yaml")], "");
     assert_eq!(

@@ -236,11 +236,16 @@ fn non_finite_message(text: &str, e: &crate::source::SyntaxError) -> Option<Stri
     let root = parsed.documents.iter().find(|d| d.index == e.document)?.root();
     let end = crate::source::Mark { index: e.mark.index + 4, line: e.mark.line, col: e.mark.col + 4 };
     let path = crate::source::path_of(root, Span { start: e.mark, end })?;
-    let what = match path.rsplit('.').next() {
-        Some("utilization") => "a percentage such as 80",
-        Some("perPod" | "total" | "value") => {
+    let field = path.rsplit('.').next().unwrap_or_default();
+    let what = match field.split('[').next().unwrap_or_default() {
+        "utilization" => "a percentage such as 80",
+        "perPod" | "total" | "value" => {
             "a quantity such as 500m, or `unavailable` in place of the mapping for a metric with no value"
         }
+        "at" | "duration" | "podStartAfter" | "podReadyAfter" | "metricWindow" => "a duration such as 90s",
+        "replicas" => "a whole number",
+        "tolerance" => "a ratio such as 0.1",
+        f if f.ends_with("Seconds") => "a whole number of seconds",
         _ if path.contains("requests") || path.contains("overhead") => "a quantity such as 100m",
         _ => "a number",
     };
