@@ -225,31 +225,50 @@ pub fn configuration(
 /// controller's default).
 #[derive(Debug, Clone, Default, ClapArgs)]
 pub struct ControllerArgs {
-    /// --horizontal-pod-autoscaler-sync-period, in seconds.
+    /// --horizontal-pod-autoscaler-sync-period: seconds, or a duration.
     #[arg(
         long,
         value_name = "SECONDS",
+        value_parser = seconds_or_duration,
         help = with_default(
-            &format!("{SYNC_PERIOD_FLAG}, in seconds"),
+            &format!("{SYNC_PERIOD_FLAG}, in seconds (15) or as a duration (15s, 1m30s)"),
             format_args!("{}s", Configuration::DEFAULT_SYNC_PERIOD.as_secs())
         )
     )]
-    pub sync_period: Option<u64>,
+    pub sync_period: Option<Duration>,
 
     /// --horizontal-pod-autoscaler-tolerance.
     #[arg(long, value_name = "RATIO", help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE))]
     pub tolerance: Option<f64>,
 
-    /// --horizontal-pod-autoscaler-downscale-stabilization, in seconds.
+    /// --horizontal-pod-autoscaler-downscale-stabilization: seconds, or a duration.
     #[arg(
         long,
         value_name = "SECONDS",
+        value_parser = seconds_or_duration,
         help = with_default(
-            &format!("{DOWNSCALE_STABILIZATION_FLAG}, in seconds"),
+            &format!("{DOWNSCALE_STABILIZATION_FLAG}, in seconds (300) or as a duration (5m)"),
             format_args!("{}s", Configuration::DEFAULT_DOWNSCALE_STABILIZATION_WINDOW.as_secs())
         )
     )]
-    pub downscale_stabilization: Option<u64>,
+    pub downscale_stabilization: Option<Duration>,
+}
+
+/// A duration flag's value: a whole number of seconds (`15`), or a duration as
+/// kube-controller-manager's flag takes it (`15s`, `1m30s`: Go's `time.ParseDuration`,
+/// [`hpa_core::go::parse_duration`]), not negative. Refused, the message says what to write.
+fn seconds_or_duration(text: &str) -> Result<Duration, String> {
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    let expected =
+        "expected a whole number of seconds (15) or a duration as kube-controller-manager takes it (15s, 1m30s, 500ms)";
+    match hpa_core::go::parse_duration(text) {
+        Ok(nanos) => u64::try_from(nanos)
+            .map(Duration::from_nanos)
+            .map_err(|_| format!("{expected}; a duration must not be negative")),
+        Err(e) => Err(format!("{expected}: {e}")),
+    }
 }
 
 /// A flag's help with its default: the controller's, unless the configuration file (or a
@@ -274,9 +293,9 @@ impl ControllerArgs {
     /// The flags given on the command line.
     pub fn flags(&self) -> ControllerFlags {
         ControllerFlags {
-            sync_period: self.sync_period.map(Duration::from_secs),
+            sync_period: self.sync_period,
             tolerance: self.tolerance,
-            downscale_stabilization: self.downscale_stabilization.map(Duration::from_secs),
+            downscale_stabilization: self.downscale_stabilization,
             ..ControllerFlags::default()
         }
     }

@@ -999,11 +999,18 @@ fn a_sample_of_a_pod_missing_from_the_pod_list_counts() {
 /// (`tests/data/diagnose/replayed-sync/<scenario>`, written by its `make.py`), in JSON and for
 /// people.
 fn replayed(scenario: &str) -> (Value, String) {
+    replayed_with(scenario, &[])
+}
+
+/// [`replayed`] with more arguments (`--kubernetes-version 1.34`).
+fn replayed_with(scenario: &str, args: &[&str]) -> (Value, String) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync").join(scenario);
     let (objects, metrics) =
         (dir.join("objects.json").display().to_string(), dir.join("pod-metrics.json").display().to_string());
     let run = |output: &str| {
-        let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "web", "-o", output], "");
+        let mut all = vec!["diagnose", "--snapshot", &objects, &metrics, "web", "-o", output];
+        all.extend_from_slice(args);
+        let run = hpa_lint(&all, "");
         assert_eq!(run.code, 0, "{scenario}: {}", run.stderr);
         run
     };
@@ -2114,6 +2121,60 @@ fn a_container_metric_of_a_container_the_metrics_lack_has_no_samples() {
     assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
 }
 
+/// A rollout adding container `sidecar`, halfway: the old pod p1 lacks it in its spec and its
+/// PodMetrics. Before 1.35 its request is 0 and it has no sample (missing: 0 on a scale-up),
+/// 90 % of 50 % on p0: 2 → 4, and the forecast keeps p1 without the container (said; not "not
+/// Ready yet", which it is not). From 1.35 `calculateRequests` fails on p1 (#133415) at every
+/// sync whatever the load: no forecast, and the answer names the pod and the way out
+/// (tests/data/diagnose/replayed-sync/README.md).
+#[test]
+fn a_pod_without_the_metrics_container_fails_every_sync_from_1_35() {
+    let kept = "pod p1 is Ready but its PodMetrics lists no container sidecar (the pod lacks it, or it did not report): the forecast keeps it so, and each sync counts the pod, for that container's metric, as the controller counts a pod without metrics (using nothing when the others want more replicas, the target when they want fewer)";
+    let (d, human) = replayed_with("container-rollout", &["--kubernetes-version", "1.34"]);
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+    let assumptions = texts(&d["forecast"]["assumptions"]);
+    assert!(assumptions.iter().any(|a| a == kept), "{d:#}");
+    assert!(!assumptions.iter().any(|a| a.contains("not Ready yet")), "{d:#}");
+    assert!(human.contains(&format!("\n  - {kept}\n")), "{human}");
+
+    let (d, human) = replayed_with("container-rollout", &["--kubernetes-version", "1.35"]);
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert_eq!(d["forecast"], Value::Null, "{d:#}");
+    let answer = "metric 1 fails: failed to get sidecar container metric value: failed to get cpu utilization: container sidecar not found in Pod p1; the controller reads container sidecar's request in every pod the selector lists, and Pod p1 has no such container: a rollout that adds it ends this once the pods without it are gone (delete them if they linger), else name a container the pods have; every sync fails there whatever the load, so the count stays at 2 until no pod the selector lists lacks it";
+    assert_eq!(
+        d["findings"][0],
+        json!({"question": "not-scaling", "cause": "container-not-found", "message": answer}),
+        "{d:#}"
+    );
+    assert!(human.contains(&format!("Why is it not scaling?\n  - {answer}\n")), "{human}");
+    assert!(!human.contains("Next syncs"), "{human}");
+
+    // The pod has the container, its PodMetrics not (not started or not reported): the same
+    // assumption, in every release; 45 % with p1 at 0 reverses the direction, 2 kept.
+    for release in ["1.34", "1.37"] {
+        let (d, _) = replayed_with("container-unreported", &["--kubernetes-version", release]);
+        assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(2)), "{d:#}");
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        assert!(assumptions.iter().any(|a| a == kept), "{release}: {d:#}");
+        assert!(!assumptions.iter().any(|a| a.contains("not Ready yet")), "{release}: {d:#}");
+    }
+}
+
+/// A hand-written PodMetrics list with two items of p1 (90m, then 10m): the metrics client keeps
+/// one value per pod, the last (`getPodMetrics` fills a map by name): 100m of 200m, 50 %, 2 kept;
+/// the forecast's load is that 100m too (summing every item, 190m, it scaled to 4 at the next
+/// sync), and a note says what was kept.
+#[test]
+fn repeated_samples_of_a_pod_keep_the_last_as_the_metrics_client_does() {
+    let (d, human) = replayed("repeated-samples");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Unchanged"), json!(2)), "{d:#}");
+    assert_eq!(d["metrics"][0]["current"], "50%", "{d:#}");
+    assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 0, "replicas": 2}), "{d:#}");
+    let note = "the PodMetrics list has 2 items of pod p1 (metrics-server lists a pod once): the controller's metrics client keeps one value per pod, that of the last item with the usage asked for (getPodMetrics fills a map by pod name), and so does this replay";
+    assert!(texts(&d["notes"]).iter().any(|n| n == note), "{d:#}");
+    assert!(human.contains(&format!("\n  - {note}\n")), "{human}");
+}
+
 /// Several metrics, one failing: `computeReplicasForMetrics` discards what the others want when
 /// it is below the current count (a failed metric blocks a scale-down: ScalingActive False with
 /// the first failure's reason, no rescale), and keeps it otherwise (a scale-up goes on,
@@ -2377,7 +2438,8 @@ fn live_metrics_of_one_name_are_each_their_own_request() {
 /// request on a scale-down: 230m of 500m, 0.92, 8 kept), from 1.38 it is ignored like a Failed
 /// pod (`IsPodTerminal`, #141302: 130m of 400m, 0.64 → 3, held at 8 by the stabilization
 /// window). The forecast keeps `s0` without metrics (it never runs again) and has `un`, not
-/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38.
+/// Ready yet, report once started: 3 after the window before 1.38, 1 from 1.38. The Pending
+/// `pe` runs from the next sync on, said right after the new pods' delay.
 #[test]
 fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/every-phase");
@@ -2401,6 +2463,15 @@ fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
     };
     let silent = "pod s0 had no metrics in the replayed sync and keeps none (the load is shared by the Ready pods that report): each sync counts it as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)";
     let starting = "pod un, not Ready yet, had no metrics in the replayed sync: the forecast has it report its share of the load from the next sync on; while it reports none, each sync decides as the replayed one did";
+    // The Pending pod runs from the next sync on: said, with what the controller makes of it.
+    let pending = "pod pe is Pending: the forecast has it Running from the next sync on and Ready that long after its start (at the next sync at the earliest; no scheduling or image-pull delay is assumed); the controller counts a Pending pod as not ready (groupPods), as it counts a starting pod for a cpu metric; for another metric the forecast's Running pods count as ready once they report, where Pending ones would not";
+    for release in ["1.33", "1.37", "1.38"] {
+        let d = run(release);
+        let assumptions = texts(&d["forecast"]["assumptions"]);
+        let new_pods = assumptions.iter().position(|a| a.starts_with("new pods start at once and turn Ready after"));
+        let said = assumptions.iter().position(|a| a == pending);
+        assert_eq!(said, new_pods.map(|i| i + 1), "{release}: {assumptions:#?}");
+    }
     for release in ["1.33", "1.37"] {
         let d = run(release);
         let m = &d["metrics"][0];

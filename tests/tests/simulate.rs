@@ -245,6 +245,126 @@ fn a_duration_of_millions_of_syncs_is_refused() {
     );
 }
 
+/// `--sync-period` and `--downscale-stabilization` take what kube-controller-manager's flags
+/// take, a duration (`30s`, `1m`), as well as a whole number of seconds; anything else is a usage
+/// error that says what to write (it was clap's bare `invalid digit found in string`).
+#[test]
+fn controller_duration_flags_take_seconds_or_a_duration() {
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 2m\nload: [{at: 0s, metrics: {cpu: {total: 300m}, http_requests_per_second: {perPod: 1}}}]\n";
+    let json = |args: &[&str]| {
+        let run = hpa_lint(&[&["simulate", "-o", "json"], args, &["-"]].concat(), scenario);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        run.stdout
+    };
+    let seconds = json(&["--sync-period", "30", "--downscale-stabilization", "60"]);
+    assert_eq!(json(&["--sync-period", "30s", "--downscale-stabilization", "1m"]), seconds);
+    assert_eq!(json(&["--sync-period=0.5m", "--downscale-stabilization=60000ms"]), seconds);
+    let ats: Vec<i64> = serde_json::from_str::<Value>(&seconds).unwrap()["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["at"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ats, [0, 30, 60, 90]);
+
+    let run = hpa_lint(&["simulate", "--sync-period", "15x", "-"], scenario);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "error: invalid value '15x' for '--sync-period <SECONDS>': expected a whole number of seconds (15) or a duration as kube-controller-manager takes it (15s, 1m30s, 500ms): time: unknown unit \"x\" in duration \"15x\""
+        )
+    );
+    let run = hpa_lint(&["simulate", "--downscale-stabilization=-5m", "-"], scenario);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "error: invalid value '-5m' for '--downscale-stabilization <SECONDS>': expected a whole number of seconds (15) or a duration as kube-controller-manager takes it (15s, 1m30s, 500ms); a duration must not be negative"
+        )
+    );
+}
+
+/// Values a scenario cannot mean are refused at their place, saying what to write: a `.nan` or
+/// `.inf` (kubectl's bare `json: unsupported value: -Inf` before), a load key written without a
+/// value (`give one of perPod, total, utilization or value` at the mapping before), a load
+/// entry no sync reads (left out without a word before), a value past an int64 of milli-units,
+/// or a utilization making one (read as 0 % or a negative utilization before).
+#[test]
+fn values_a_scenario_cannot_mean_say_what_to_write() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "non-finite.yaml",
+            &[
+                "data/simulate/non-finite.yaml:9:43: load[0].metrics.cpu.utilization: -.Inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a percentage such as 80",
+            ],
+        ),
+        (
+            "empty-load.yaml",
+            &[
+                "data/simulate/empty-load.yaml:9:13: load[0].metrics.cpu.total: empty: write a quantity such as 500m, or `unavailable` in place of the mapping for a metric with no value",
+                "data/simulate/empty-load.yaml:11:9: load[0].metrics.http_requests_per_second.perPod: empty: write a quantity such as 500m, or `unavailable` in place of the mapping for a metric with no value",
+            ],
+        ),
+        (
+            "past-end.yaml",
+            &[
+                "data/simulate/past-end.yaml:11:10: load[2].at: no sync reads the load from 50s: the last sync is at 45s (every 15s from 0s, before duration 1m); make duration longer than 1m (the sync that would read it) or remove the entry",
+                "data/simulate/past-end.yaml:12:10: load[3].at: no sync reads the load from 5m: the last sync is at 45s (every 15s from 0s, before duration 1m); make duration longer than 5m (the sync that would read it) or remove the entry",
+            ],
+        ),
+        (
+            "past-milli-range.yaml",
+            &[
+                "data/simulate/past-milli-range.yaml:6:44: podTemplate.containers[0].requests.cpu: 9223372036854776 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
+                "data/simulate/past-milli-range.yaml:11:20: load[0].metrics.cpu.total: 9223372036854775807 is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value",
+            ],
+        ),
+        (
+            "huge-utilization.yaml",
+            &[
+                "data/simulate/huge-utilization.yaml:10:12: `cpu`: 1000000000000000000000000000000 % of the pods' request (100m) is more than the controller counts: it reads usage in milli-units into an int64 (at most 9223372036854775807m); write a smaller percentage",
+            ],
+        ),
+    ];
+    for (file, want) in cases {
+        let (code, lines) = errors(file);
+        assert_eq!(code, 1, "{file}");
+        assert_eq!(lines, want, "{file}");
+    }
+    // A `.inf` where a duration or a number of seconds goes is told to write one.
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: .inf\ncontroller: {syncPeriodSeconds: .NaN}\n";
+    let run = hpa_lint(&["simulate", "-"], scenario);
+    assert_eq!(
+        (run.code, run.stderr.lines().collect::<Vec<_>>()),
+        (
+            1,
+            vec![
+                "hpa-lint: error: <stdin>:5:33: controller.syncPeriodSeconds: .NaN is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a whole number of seconds"
+            ]
+        )
+    );
+    let run = hpa_lint(&["simulate", "-"], &scenario.replace(".NaN", "30"));
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:4:11: duration: .inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a duration such as 90s"
+        ]
+    );
+    // The first sync comes one period after the creation before 1.37: syncs at 15s, 30s, 45s.
+    let run = hpa_lint(&["simulate", "--kubernetes-version", "1.33", &format!("{DATA}/past-end.yaml")], "");
+    assert_eq!(
+        run.stderr.lines().next(),
+        Some(
+            "hpa-lint: error: data/simulate/past-end.yaml:11:10: load[2].at: no sync reads the load from 50s: the last sync is at 45s (every 15s from 15s, before duration 1m); make duration longer than 1m (the sync that would read it) or remove the entry"
+        )
+    );
+    // The largest value it can hold is taken: 9223372036854775807m, an int64 of milli-units.
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 15s\nload: [{at: 0s, metrics: {cpu: {total: 9223372036854775807m}, http_requests_per_second: {perPod: 1}}}]\n";
+    let run = hpa_lint(&["simulate", "-o", "json", "-"], scenario);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
 #[test]
 fn values_must_suit_the_metric_type() {
     let (code, lines) = errors("wrong-value-kind.yaml");

@@ -220,7 +220,7 @@ pub enum Question {
 pub struct Answer {
     /// The question.
     pub question: Question,
-    /// A stable code (`missing-requests`, `no-metrics`, `unready-pods`, `tolerance`,
+    /// A stable code (`missing-requests`, `container-not-found`, `no-metrics`, `unready-pods`, `tolerance`,
     /// `stabilization`, `rate-limit`, `max-replicas`, `min-replicas`, `scaling-disabled`,
     /// `ambiguous-selector`, `invalid-selector`, `scale-unreadable`, `scale-update-failed`, `metric-failed`,
     /// `in-place-resize`, `forecast`).
@@ -289,7 +289,42 @@ pub fn diagnose(input: &DiagnosisInput<'_>) -> Diagnosis {
     let forecast = (!stops_whatever_the_load(&sync)).then(|| forecast(input, &sync, state_after));
     let mut diagnosis = Diagnosis { now, memory, sync, conditions, forecast, findings: Vec::new(), notes: Vec::new() };
     (diagnosis.findings, diagnosis.notes) = findings(input, &diagnosis);
+    diagnosis.notes.extend(repeated_samples(input.sync));
     diagnosis
+}
+
+/// A note for each pod an answer has more than one sample of: metrics-server lists a pod once,
+/// a hand-written snapshot or another adapter may not. The metrics client keeps one value per
+/// pod name in a map, the last written (`getPodMetrics`, `getContainerMetrics`, `GetRawMetric`
+/// in `pkg/controller/podautoscaler/metrics/client.go`): for PodMetrics the last item that has
+/// the usage asked for (one without it writes nothing), for a Pods metric the last sample. The
+/// replay and the forecast's load do the same.
+fn repeated_samples(sync: &SyncInput) -> Vec<String> {
+    fn repeated<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for n in names {
+            *counts.entry(n).or_default() += 1;
+        }
+        counts.into_iter().filter(|(_, n)| *n > 1).collect()
+    }
+    let mut notes = Vec::new();
+    if let Ok(items) = &sync.resource_metrics {
+        for (pod, n) in repeated(items.iter().map(|m| &*m.pod)) {
+            notes.push(format!(
+                "the PodMetrics list has {n} items of pod {pod} (metrics-server lists a pod once): the controller's metrics client keeps one value per pod, that of the last item with the usage asked for (getPodMetrics fills a map by pod name), and so does this replay"
+            ));
+        }
+    }
+    if let Ok(map) = &sync.pods_metrics {
+        for (metric, samples) in map {
+            for (pod, n) in repeated(samples.iter().map(|s| &*s.pod)) {
+                notes.push(format!(
+                    "the answer of Pods metric {metric} has {n} samples of pod {pod}: the controller's metrics client keeps the last (GetRawMetric fills a map by pod name), and so does this replay"
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// What the live status says about a target replayed as disabled at zero, when the replay
@@ -373,10 +408,15 @@ fn stops_whatever_the_load(sync: &SyncResult) -> bool {
 }
 
 /// The pod whose missing request failed a metric (`CalcError::MissingRequest`,
-/// `MissingPodLevelRequest`).
+/// `MissingPodLevelRequest`), or whose spec lacks the container a ContainerResource metric
+/// names (`ContainerNotFound`, from 1.35): what `calculateRequests` reads of every listed pod.
 fn missing_request(e: &super::controller::MetricEvaluation) -> Option<&str> {
     match e.cause.as_ref().map(CalcError::root) {
-        Some(CalcError::MissingRequest { pod, .. } | CalcError::MissingPodLevelRequest { pod, .. }) => Some(pod),
+        Some(
+            CalcError::MissingRequest { pod, .. }
+            | CalcError::MissingPodLevelRequest { pod, .. }
+            | CalcError::ContainerNotFound { pod, .. },
+        ) => Some(pod),
         _ => None,
     }
 }
@@ -965,6 +1005,21 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             30_000
         }
     };
+    // Pending pods run from the next sync on (no scheduling or image-pull delay): said by name,
+    // with what the controller makes of a Pending pod (`groupPods`: unready, whatever the
+    // metric) and where the forecast's Running pod differs.
+    let pending: Vec<&str> = pods.iter().filter(|p| p.phase == PodPhase::Pending).map(|p| &*p.name).collect();
+    if !pending.is_empty() {
+        let (pods, are, them, their, a_pod) = if pending.len() == 1 {
+            ("pod", "is", "it", "its", "a Pending pod")
+        } else {
+            ("pods", "are", "them", "their", "Pending pods")
+        };
+        assumptions.push(format!(
+            "{pods} {} {are} Pending: the forecast has {them} Running from the next sync on and Ready that long after {their} start (at the next sync at the earliest; no scheduling or image-pull delay is assumed); the controller counts {a_pod} as not ready (groupPods), as it counts a starting pod for a cpu metric; for another metric the forecast's Running pods count as ready once they report, where Pending ones would not",
+            pending.join(", ")
+        ));
+    }
     let silences = silences(input, sync);
     let timelines: Vec<ResumedPod> = listed
         .iter()
@@ -997,8 +1052,20 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
     );
     // Ready pods the replayed sync found without a sample (`groupPods`' missing pods) stay so:
     // each sync counts them as the controller does.
-    if !silences.is_empty() {
-        let silent: Vec<&str> = silences.keys().copied().collect();
+    let (containers_only, silences_rest): (Vec<_>, Vec<_>) =
+        silences.iter().partition(|(_, s)| !s.resources && s.pods_metrics.is_empty());
+    for (pod, s) in &containers_only {
+        let (containers, them, metric) = if s.containers.len() == 1 {
+            (format!("container {}", s.containers.join("")), "it", "that container's metric")
+        } else {
+            (format!("containers {}", s.containers.join(", ")), "them", "those containers' metrics")
+        };
+        assumptions.push(format!(
+            "pod {pod} is Ready but its PodMetrics lists no {containers} (the pod lacks {them}, or {them} did not report): the forecast keeps it so, and each sync counts the pod, for {metric}, as the controller counts a pod without metrics (using nothing when the others want more replicas, the target when they want fewer)"
+        ));
+    }
+    if !silences_rest.is_empty() {
+        let silent: Vec<&str> = silences_rest.iter().map(|(p, _)| **p).collect();
         let (pods, them) = if silent.len() == 1 { ("pod", "it") } else { ("pods", "them") };
         assumptions.push(format!(
             "{pods} {} had no metrics in the replayed sync and keep{} none (the load is shared by the Ready pods that report): each sync counts {them} as the controller counts a pod without metrics, as using nothing when the pods that report want more replicas, as using the target when they want fewer (a resource utilization metric: 100 % of the request, or the target utilization above 100 %)",
@@ -1107,8 +1174,10 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
 
 /// What each Ready (or Succeeded) pod the replayed sync set aside for missing metrics does not
 /// report, by pod: the resource metrics when the resource metrics API listed no `PodMetrics` of
-/// it (a Resource or ContainerResource metric missed it), a Pods metric when that metric's
-/// answer had no sample of it. A pod not Ready yet is starting: it is taken to report once
+/// it (a Resource or ContainerResource metric missed it) or listed it without the resource, a
+/// container when its `PodMetrics` lists no usage of the container a ContainerResource metric
+/// names (`getContainerMetrics` leaves the pod without a sample), a Pods metric when that
+/// metric's answer had no sample of it. A pod not Ready yet is starting: it is taken to report once
 /// Ready. A Succeeded pod never reports again, yet the controller counts it as missing before
 /// 1.38 (`groupPods` ignores terminal pods from 1.38, #141302).
 fn silences<'a>(input: &DiagnosisInput<'_>, sync: &'a SyncResult) -> BTreeMap<&'a str, Silence> {
@@ -1120,22 +1189,37 @@ fn silences<'a>(input: &DiagnosisInput<'_>, sync: &'a SyncResult) -> BTreeMap<&'
                     || p.ready_condition.is_some_and(|c| c.status == ConditionStatus::True))
         })
     };
-    let listed = |pod: &str| match &input.sync.resource_metrics {
-        Ok(items) => items.iter().any(|m| *m.pod == *pod),
-        Err(_) => true,
+    // The pod's `PodMetrics` items (the metrics client keeps the last of one name).
+    let item = |pod: &str| match &input.sync.resource_metrics {
+        Ok(items) => Ok(items.iter().rev().find(|m| *m.pod == *pod)),
+        Err(_) => Err(()),
     };
     let mut out: BTreeMap<&str, Silence> = BTreeMap::new();
     for e in sync.metrics() {
         let Some(spec) = specs.get(e.index) else { continue };
         for p in e.set_aside.iter().filter(|p| p.reason == SetAsideReason::MissingMetrics && ready(&p.pod)) {
-            match MetricQuery::of(spec) {
-                Some(MetricQuery::Pods { metric }) => {
+            match (MetricQuery::of(spec), item(&p.pod)) {
+                (Some(MetricQuery::Pods { metric }), _) => {
                     let silence = out.entry(&p.pod).or_default();
                     if !silence.pods_metrics.contains(&metric) {
                         silence.pods_metrics.push(metric);
                     }
                 }
-                None if !listed(&p.pod) => out.entry(&p.pod).or_default().resources = true,
+                (None, Ok(None)) => out.entry(&p.pod).or_default().resources = true,
+                // Listed, without the container a ContainerResource metric names (a container
+                // the pod lacks, or one not started or not reported yet): it stays unlisted.
+                (None, Ok(Some(m))) => match MetricKey::of(spec) {
+                    Some(MetricKey::Container { container, .. })
+                        if !m.containers.iter().any(|c| c.name == container) =>
+                    {
+                        let silence = out.entry(&p.pod).or_default();
+                        if !silence.containers.contains(&container) {
+                            silence.containers.push(container);
+                        }
+                    }
+                    // Listed without the resource: no sample from it either.
+                    _ => out.entry(&p.pod).or_default().resources = true,
+                },
                 _ => {}
             }
         }
@@ -1186,19 +1270,37 @@ fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValu
             .iter()
             .any(|p| &*p.name == name && !p.deleted && !matches!(p.phase, PodPhase::Failed | PodPhase::Succeeded))
     };
+    // One value per pod, as the metrics client's map keeps it (`res[m.Name] = ...`): the last
+    // item of a name that gives one.
+    let by_pod = |values: Vec<(&str, i64)>| -> Vec<i64> {
+        let mut kept: BTreeMap<&str, i64> = BTreeMap::new();
+        for (pod, v) in values {
+            kept.insert(pod, v);
+        }
+        kept.into_values().collect()
+    };
     let usage = |container: Option<&str>, resource: &str| match &sync.resource_metrics {
-        Ok(items) => total(
+        Ok(items) => total(by_pod(
             items
                 .iter()
                 .filter(|m| live(&m.pod))
                 .filter_map(|m| match container {
-                    None => Some(m.containers.iter().filter_map(|c| c.usage_milli.get(resource)).sum::<i64>()),
-                    Some(container) => {
-                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()
-                    }
+                    // `getPodMetrics`: the sum over the listed containers, none when one lacks
+                    // the resource or none is listed.
+                    None if m.containers.is_empty() => None,
+                    None => Some((
+                        &*m.pod,
+                        m.containers
+                            .iter()
+                            .try_fold(0i64, |sum, c| Some(sum.wrapping_add(*c.usage_milli.get(resource)?)))?,
+                    )),
+                    Some(container) => Some((
+                        &*m.pod,
+                        m.containers.iter().find(|c| c.name == container)?.usage_milli.get(resource).copied()?,
+                    )),
                 })
                 .collect(),
-        ),
+        )),
         Err(_) => LoadValue::Unavailable,
     };
     match MetricKey::of(spec) {
@@ -1212,7 +1314,9 @@ fn current_load(sync: &SyncInput, spec: &crate::api::v2::MetricSpec) -> LoadValu
     }
     match &query {
         MetricQuery::Pods { metric } => match &sync.pods_metrics {
-            Ok(map) => total(map.get(metric).map(|s| s.iter().map(|s| s.value_milli).collect()).unwrap_or_default()),
+            Ok(map) => total(by_pod(
+                map.get(metric).map(|s| s.iter().map(|s| (&*s.pod, s.value_milli)).collect()).unwrap_or_default(),
+            )),
             Err(_) => LoadValue::Unavailable,
         },
         MetricQuery::Object { .. } => match &sync.object_metrics {
@@ -1359,6 +1463,24 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
                     String::new()
                 };
                 ("missing-requests", format!("metric {} fails: {error}{fix}{stays}", e.index + 1))
+            }
+            // From 1.35 `calculateRequests` refuses a listed pod without the named container
+            // (#133415): each sync fails until no pod the selector lists lacks it.
+            Some(CalcError::ContainerNotFound { container, pod }) => {
+                let stays = if d.forecast.is_none() && sync.outcome == SyncOutcome::FailedComputeMetrics {
+                    format!(
+                        "; every sync fails there whatever the load, so the count stays at {current} until no pod the selector lists lacks it"
+                    )
+                } else {
+                    String::new()
+                };
+                (
+                    "container-not-found",
+                    format!(
+                        "metric {} fails: {error}; the controller reads container {container}'s request in every pod the selector lists, and Pod {pod} has no such container: a rollout that adds it ends this once the pods without it are gone (delete them if they linger), else name a container the pods have{stays}",
+                        e.index + 1
+                    ),
+                )
             }
             // The request failed (the API, or this metric's answer): no sample was read.
             Some(c) if matches!(metrics_api_error(c), Some(MetricsApiError::Fetch { .. })) => {

@@ -188,9 +188,11 @@ impl<'a> Driver<'a> {
                     .collect(),
                 None => self.metric_containers.iter().map(String::as_str).collect(),
             };
+            let silent = world.silent_containers(i);
             let containers = names
                 .into_iter()
                 .enumerate()
+                .filter(|(_, name)| !silent.iter().any(|s| s == name))
                 .map(|(c, name)| {
                     let usage_milli = self
                         .resources

@@ -355,14 +355,19 @@ pub struct ResumedPod {
 }
 
 /// What a resumed pod does not report: the resource metrics API lists no `PodMetrics` of it,
-/// or a Pods metric's answer has no sample of it. The replica calculator then counts it, for
-/// that metric, at 0 on a scale-up and at the target (100 % of its request, or the target
-/// utilization above 100 %) on a scale-down (`GetResourceReplicas`,
-/// `calcPlainMetricReplicas` in `pkg/controller/podautoscaler/replica_calculator.go`).
+/// its `PodMetrics` lists no usage of a container a ContainerResource metric names, or a Pods
+/// metric's answer has no sample of it. The replica calculator then counts it, for that metric,
+/// at 0 on a scale-up and at the target (100 % of its request, or the target utilization above
+/// 100 %) on a scale-down (`GetResourceReplicas`, `calcPlainMetricReplicas` in
+/// `pkg/controller/podautoscaler/replica_calculator.go`; a container missing from a
+/// `PodMetrics` leaves the pod without a sample, `getContainerMetrics` of
+/// `pkg/controller/podautoscaler/metrics/client.go` since 1.33, #127193).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Silence {
     /// No `PodMetrics` (Resource and ContainerResource metrics).
     pub resources: bool,
+    /// The containers its `PodMetrics` does not list (ContainerResource metrics).
+    pub containers: Vec<String>,
     /// The Pods metrics with no sample of it.
     pub pods_metrics: Vec<MetricId>,
 }
@@ -370,7 +375,7 @@ pub struct Silence {
 impl Silence {
     /// Whether it reports nothing the simulation writes.
     pub fn is_empty(&self) -> bool {
-        !self.resources && self.pods_metrics.is_empty()
+        !self.resources && self.containers.is_empty() && self.pods_metrics.is_empty()
     }
 }
 
@@ -620,6 +625,14 @@ pub fn sync_count(duration_ms: i64, period_ms: i64) -> i64 {
     duration_ms / period_ms.max(1) + 1
 }
 
+/// The instant of the last sync of a plan of `duration_ms` whose syncs come every `period_ms`
+/// from `first_ms` (the first sync after the HPA's creation), each before the end (as the
+/// simulator's next sync is found); `None` when none does.
+pub fn last_sync_ms(duration_ms: i64, period_ms: i64, first_ms: i64) -> Option<i64> {
+    let span = duration_ms.checked_sub(first_ms)?.checked_sub(1)?;
+    (span >= 0).then(|| first_ms + span / period_ms.max(1) * period_ms.max(1))
+}
+
 /// Runs a whole plan.
 pub fn simulate(plan: &Plan) -> Simulation {
     let mut sim = Simulator::new(plan);
@@ -844,6 +857,13 @@ impl<'a> World<'a> {
             None => !s.resources,
             Some(id) => !s.pods_metrics.contains(id),
         })
+    }
+
+    /// The containers the pod at index `i` leaves out of its `PodMetrics`
+    /// ([`Silence::containers`]).
+    fn silent_containers(&self, i: usize) -> &[String] {
+        let silence = self.pods.get(i).and_then(|c| c.silence).and_then(|s| self.silences.get(s));
+        silence.map_or(&[], |s| s.containers.as_slice())
     }
 
     /// A pod's spec: its own (a resumed pod), else the plan's template.

@@ -243,6 +243,11 @@ pub enum ValueError {
     /// A load below zero.
     #[error("{0} is negative; loads must not be negative")]
     NegativeLoad(String),
+    /// A value past what the controller holds in milli-units (an int64: `MilliValue()`).
+    #[error(
+        "{0} is more than the controller counts: it reads usage and requests in milli-units into an int64 (at most 9223372036854775807m, about 9.2e15); write a smaller value"
+    )]
+    PastMilliRange(String),
     /// Not a number.
     #[error("invalid percentage {0:?}: expected a number such as 80")]
     NotAPercentage(String),
@@ -306,7 +311,17 @@ fn non_negative_quantity(text: &str) -> Result<Quantity, ValueError> {
     if q.sign() < 0 {
         return Err(ValueError::NegativeLoad(text.to_string()));
     }
+    if past_milli_range(&q) {
+        return Err(ValueError::PastMilliRange(text.to_string()));
+    }
     Ok(q)
+}
+
+/// Whether a quantity's value in milli-units is past an int64: what the controller's
+/// `MilliValue()` cannot hold (it wraps before 1.38 and saturates from 1.38, #141305), and a
+/// simulation, which splits and sums the values, cannot mean.
+fn past_milli_range(q: &Quantity) -> bool {
+    q.cmp_value(&Quantity::from_milli(i64::MAX)) == std::cmp::Ordering::Greater
 }
 
 /// Parses a percentage: `150`, `37.5` or `"80%"`.
@@ -529,6 +544,9 @@ impl Decode for NonNegative {
         if self.0.sign() < 0 {
             return Err(d.fail(ValueError::NegativeLoad(self.0.to_string()).to_string()));
         }
+        if past_milli_range(&self.0) {
+            return Err(d.fail(ValueError::PastMilliRange(self.0.to_string()).to_string()));
+        }
         Ok(())
     }
 }
@@ -577,7 +595,7 @@ impl Decode for Load {
                         *self = Load(Some(value));
                         Ok(())
                     }
-                    (None, _) => Err(d.fail("give one of perPod, total, utilization or value".into())),
+                    (None, _) => Err(d.fail(NO_LOAD_VALUE.into())),
                     (Some(_), Some(_)) => Err(d.fail("give exactly one of perPod, total, utilization or value".into())),
                 }
             }
@@ -700,6 +718,11 @@ fn decode_every_problem(root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioErro
         errors
             .into_iter()
             .map(|e| {
+                if e.message == NO_LOAD_VALUE
+                    && let Some(empty) = empty_load_value(root, &e.path)
+                {
+                    return empty;
+                }
                 // A refused value's own words, prefixed with its field path as the plain words
                 // for a value of the wrong type have it.
                 let message = match e.kind {
@@ -713,6 +736,32 @@ fn decode_every_problem(root: Node<'_>) -> Result<ScenarioFile, Vec<ScenarioErro
                 ScenarioError::new(e.span, message)
             })
             .collect()
+    })
+}
+
+/// What a load mapping without a value is told.
+const NO_LOAD_VALUE: &str = "give one of perPod, total, utilization or value";
+
+/// A load mapping at `path` whose value is written without one (`total:`, null): that key's
+/// problem, at the key, saying what to write.
+fn empty_load_value(root: Node<'_>, path: &str) -> Option<ScenarioError> {
+    let node = hpa_yaml::locate_node(root, path)?;
+    let NodeKind::Map(mut entries) = node.kind() else { return None };
+    entries.find_map(|e| {
+        let key = e.key.key_string();
+        let what = match key.as_str() {
+            "utilization" => "a percentage such as 80",
+            "perPod" | "total" | "value" => "a quantity such as 500m",
+            _ => return None,
+        };
+        matches!(e.value.kind(), NodeKind::Scalar(hpa_yaml::Scalar::Null)).then(|| {
+            ScenarioError::new(
+                e.key.span(),
+                format!(
+                    "{path}.{key}: empty: write {what}, or `unavailable` in place of the mapping for a metric with no value"
+                ),
+            )
+        })
     })
 }
 
@@ -874,6 +923,23 @@ fn load(entries: Vec<LoadEntryFile>, root: Node<'_>, errs: &mut Vec<ScenarioErro
     out
 }
 
+/// The request a utilization load of `key` is a percentage of, in milli-units: the named
+/// container's for a ContainerResource metric, the pod's (pod-level, else its containers' and
+/// sidecars' sum) for a Resource metric; `None` for other metrics.
+fn utilization_request(template: &PodTemplate, key: &MetricKey) -> Option<i64> {
+    let sidecars = || template.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always"));
+    let containers = || template.containers.iter().chain(sidecars());
+    match key {
+        MetricKey::Resource(r) => Some(template.pod_requests_milli.get(r).copied().unwrap_or_else(|| {
+            containers().filter_map(|c| c.requests_milli.get(r)).fold(0i64, |a, v| a.saturating_add(*v))
+        })),
+        MetricKey::Container { container, resource } => {
+            containers().find(|c| c.name == *container)?.requests_milli.get(resource).copied()
+        }
+        _ => None,
+    }
+}
+
 /// What the scenario needs besides itself to become a [`Plan`].
 #[derive(Debug, Clone)]
 pub struct PlanInputs {
@@ -968,6 +1034,21 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
                     ));
                     continue;
                 }
+                // A utilization makes each pod's usage its request times the percentage: past an
+                // int64 of milli-units, what no metrics API reports and the controller cannot read.
+                if let LoadValue::Utilization(percent) = item.value.value
+                    && let Some(request) = utilization_request(&template, key)
+                    && request as f64 * percent / 100.0 > i64::MAX as f64
+                {
+                    errs.push(ScenarioError::new(
+                        item.value.span,
+                        format!(
+                            "`{}`: {percent} % of the pods' request ({request}m) is more than the controller counts: it reads usage in milli-units into an int64 (at most 9223372036854775807m); write a smaller percentage",
+                            item.key.value
+                        ),
+                    ));
+                    continue;
+                }
                 if let Some(slot) = current.get_mut(i) {
                     *slot = Some(item.value.value);
                 }
@@ -997,6 +1078,41 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
                 format_ms((simulation::MAX_SYNCS - 1).saturating_mul(period_ms.max(1))),
             ),
         ));
+    }
+    // A load entry no sync reads (its `at` after the last sync before `duration`) would be left
+    // out without a word.
+    let first_ms = i64::try_from(ctx.options.first_sync_after_creation().as_millis()).unwrap_or(i64::MAX);
+    let last_ms = simulation::last_sync_ms(s.duration_ms.value, period_ms, first_ms);
+    for (i, entry) in s.load.iter().enumerate() {
+        if last_ms.is_none_or(|last| entry.at_ms.value > last) {
+            let syncs = match last_ms {
+                Some(last) => format!(
+                    "the last sync is at {} (every {} from {}, before duration {})",
+                    format_ms(last),
+                    format_ms(period_ms),
+                    format_ms(first_ms),
+                    format_ms(s.duration_ms.value)
+                ),
+                None => format!(
+                    "no sync comes before duration {} (the first is at {})",
+                    format_ms(s.duration_ms.value),
+                    format_ms(first_ms)
+                ),
+            };
+            // The first sync at or after it: the duration must pass it.
+            let period = period_ms.max(1);
+            let reader = first_ms.saturating_add(
+                entry.at_ms.value.saturating_sub(first_ms).max(0).saturating_add(period - 1) / period * period,
+            );
+            errs.push(ScenarioError::new(
+                entry.at_ms.span,
+                format!(
+                    "load[{i}].at: no sync reads the load from {}: {syncs}; make duration longer than {} (the sync that would read it) or remove the entry",
+                    format_ms(entry.at_ms.value),
+                    format_ms(reader)
+                ),
+            ));
+        }
     }
     let metric_window_ms = s.metric_window_ms.unwrap_or(15_000);
     let selector = s.selector.clone().unwrap_or_else(|| format!("app={}", ctx.hpa.spec.scale_target_ref.name));

@@ -218,6 +218,32 @@ def container_hpa(container):
 write("container-missing", [container_hpa("sidecar"), deploy(2)] + TWO, AT_90)
 write("container-present", [container_hpa("c"), deploy(2)] + TWO, AT_90)
 
+# A rollout adding container `sidecar` (100m), halfway: the new pod p0 has it (90m), the old
+# pod p1 has it neither in its spec nor in its PodMetrics; the template has it. 1.33-1.34: p1's
+# request is 0 and it has no sample, 90 % of 50 % on p0, 2 -> 4; the forecast keeps p1 without
+# the container. From 1.35 `calculateRequests` fails on p1 (`container sidecar not found in Pod
+# p1`) at every sync: no forecast. `container-unreported`: p1's spec has it, its PodMetrics not.
+SIDECAR = {"name": "sidecar", "image": "y", "resources": {"requests": {"cpu": "100m"}}}
+def with_sidecar(obj):
+    spec = obj["spec"]["template"]["spec"] if obj["kind"] == "Deployment" else obj["spec"]
+    spec["containers"].append(dict(SIDECAR))
+    return obj
+def sidecar_metrics(name, pods):
+    write(name, [container_hpa("sidecar"), with_sidecar(deploy(2))] + pods, AT_90)
+    with open(f"{name}/pod-metrics.json") as f:
+        m = json.load(f)
+    m["items"][0]["containers"].append({"name": "sidecar", "usage": {"cpu": "90m"}})
+    with open(f"{name}/pod-metrics.json", "w") as f:
+        json.dump(m, f, indent=1)
+        f.write("\n")
+sidecar_metrics("container-rollout", [with_sidecar(pod("p0")), pod("p1")])
+sidecar_metrics("container-unreported", [with_sidecar(pod("p0")), with_sidecar(pod("p1"))])
+
+# A hand-written PodMetrics list with two items of p1 (90m, then 10m): the metrics client keeps
+# the last (a map by pod name): 100m of 200m, 50 %, 2 kept, and the forecast's load is 100m,
+# not 190m (which would scale to 4); a note says so.
+write("repeated-samples", [hpa(), deploy(2)] + TWO, AT_90 + [("p1", "10m")])
+
 # Two metrics, the second (Pods qps) failing (its adapter answers 404): the cpu metric alone
 # wants 1 of 4 (10 %), which the invalid-metric rule of computeReplicasForMetrics discards
 # (no scale-down while a metric fails); at 90 % it wants 8, which it keeps (a scale-up).
