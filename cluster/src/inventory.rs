@@ -531,6 +531,10 @@ pub enum TargetRead {
     Found(Box<Workload>, ReplicasDecision, Option<String>),
     /// It does not exist (404).
     Absent(ObjectId),
+    /// It cannot exist: its kind is not served (an optional CRD, Argo Rollouts', that is not
+    /// installed), as the webhook's context cache knows without asking
+    /// ([`ContextCache::not_served`](crate::watch::ContextCache::not_served)). Nothing was read.
+    NotServed(ObjectId),
     /// RBAC refused to read it: which, and the refused request as a warning words it after
     /// "RBAC refuses to" (`get its scale target workerpools.example.com batch/pinned`, `list
     /// deployments.apps in namespace shop`).
@@ -548,6 +552,7 @@ impl TargetRead {
         match self {
             TargetRead::Found(w, ..) => &w.id,
             TargetRead::Absent(id)
+            | TargetRead::NotServed(id)
             | TargetRead::Refused(id, _)
             | TargetRead::TimedOut(id, _)
             | TargetRead::Failed(id, _) => id,

@@ -406,6 +406,20 @@ impl ContextCache {
         Freshness::Fresh
     }
 
+    /// Whether optional `kind` is not served, so that none of its objects can exist: discovery
+    /// (or a watch's 404) found it absent, and the CustomResourceDefinitions the cache watches
+    /// (listed, RBAC allowing) hold none defining it, which covers a CRD installed since the
+    /// last re-check (its watch starts at the next one). `false` for a built-in kind, and
+    /// whenever either is unknown.
+    pub fn not_served(&self, kind: &Kind) -> bool {
+        if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase == Phase::Absent) {
+            return false;
+        }
+        let crds_listed =
+            self.shared.watches().get(&kinds::CRD).is_some_and(|w| w.synced && w.phase != Phase::Forbidden);
+        crds_listed && self.read().objects().custom_resource_definition(kind.group, kind.kind).is_none()
+    }
+
     /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
     /// [`WATCHED`] order. The view stays fresh without them ([`ContextCache::freshness`]); a rule
     /// that reads one sees none of its objects, and one that would conclude from their absence
