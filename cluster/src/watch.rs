@@ -413,9 +413,9 @@ impl ContextCache {
 
     /// Whether optional `kind` is not served, so that none of its objects can exist: discovery
     /// (or a watch's 404) found it absent, and the CustomResourceDefinitions the cache watches
-    /// (listed, RBAC allowing) hold none defining it, which covers a CRD installed and not yet
-    /// established (discovery is asked again when it is: [`CacheShared::crds_changed`]).
-    /// `false` for a built-in kind, and whenever either is unknown.
+    /// (listed, RBAC allowing) hold none defining it: a CRD installed that discovery has not
+    /// seen served yet (its events wake the re-check) makes the answer no. `false` for a
+    /// built-in kind, and whenever either is unknown.
     pub fn not_served(&self, kind: &Kind) -> bool {
         if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase == Phase::Absent) {
             return false;
