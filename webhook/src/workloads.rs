@@ -469,14 +469,7 @@ mod tests {
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "updatePolicy": {"updateMode": "Auto"}}});
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
-            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
-            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
-            "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let body = vpa_create("Auto");
         let (warnings, findings) = review_with_cache([(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)], &body);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
@@ -533,14 +526,7 @@ mod tests {
             "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1"},
             "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
                 "minReplicas": 2, "maxReplicas": 8}});
-        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "updatePolicy": {"updateMode": "Off"}}});
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
-            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
-            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
-            "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let body = vpa_create("Off");
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("lint.yaml");
         std::fs::write(&config, "rules:\n  HPA403: warning\n").unwrap();
@@ -549,15 +535,22 @@ mod tests {
         let index = Index::of_objects([(kinds::HPA, hpa)], &hpa_cluster::watch::CacheOptions::admission_for(gates));
         let lock = std::sync::RwLock::new(index);
         let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-        let answer = reviewer.review_in(
-            crate::metrics::Endpoint::ValidateWorkloads,
-            body.to_string().as_bytes(),
-            &crate::policy::Policy::default(),
-            &view,
-        );
-        let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        assert_eq!(review["response"]["warnings"], Value::Null, "{review}");
-        assert_eq!(answer.context.findings, Vec::<&str>::new());
+        let (warnings, report, _) = review_by(&reviewer, &view, &body);
+        assert_eq!(warnings, Vec::<String>::new());
+        assert_eq!(report.findings, Vec::<&str>::new());
+    }
+
+    /// The review of the CREATE of VPA `shop/web` of Deployment `web`, in `update_mode`.
+    fn vpa_create(update_mode: &str) -> Value {
+        use serde_json::json;
+        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "updatePolicy": {"updateMode": update_mode}}});
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
+            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
+            "namespace": "shop", "operation": "CREATE", "object": vpa}})
     }
 
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
@@ -587,8 +580,12 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with `view`: its warnings, what the context did,
     /// and the outcome.
     fn review_in_view(view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
-        let gates = hpa_core::features::FeatureGates::default();
-        let answer = Reviewer::new(gates).review_in(
+        review_by(&Reviewer::new(hpa_core::features::FeatureGates::default()), view, body)
+    }
+
+    /// The same, by `reviewer`.
+    fn review_by(reviewer: &Reviewer, view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
+        let answer = reviewer.review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
             &crate::policy::Policy::default(),
