@@ -307,7 +307,7 @@ pub const READ_KINDS: [Kind; 12] = {
 /// ([`PAGE_SIZE`] per request), the kinds concurrently.
 ///
 /// Optional CRDs (Argo Rollouts, VPA, KEDA) are discovered first and skipped with a note when
-/// absent. A refusal (403) or a server error on one kind or namespace is a note and the rest is
+/// absent (read whole all the same: none of their objects can exist). A refusal (403) or a server error on one kind or namespace is a note and the rest is
 /// still read. Errors: anything that makes the server unusable (unreachable, 401, timeouts), and
 /// HPAs that could not be read at all (nothing to lint: [`Error::Forbidden`] or the failure).
 pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventory, Error> {
@@ -320,6 +320,9 @@ pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventor
     let mut jobs = Vec::new();
     for kind in READ_KINDS {
         if kind.optional && served.kinds.get(&kind) == Some(&Served::No) {
+            // Not served: none of its objects exists anywhere, which is all a list would have
+            // said (HPA403 on an Argo Rollout while Argo Rollouts is not installed).
+            inventory.coverage.listed(kind.group, kind.kind, None);
             continue;
         }
         if !kind.namespaced() {
@@ -531,6 +534,10 @@ pub enum TargetRead {
     Found(Box<Workload>, ReplicasDecision, Option<String>),
     /// It does not exist (404).
     Absent(ObjectId),
+    /// It cannot exist: its kind is not served (an optional CRD, Argo Rollouts', that is not
+    /// installed), as the webhook's context cache knows without asking
+    /// ([`ContextCache::not_served`](crate::watch::ContextCache::not_served)). Nothing was read.
+    NotServed(ObjectId),
     /// RBAC refused to read it: which, and the refused request as a warning words it after
     /// "RBAC refuses to" (`get its scale target workerpools.example.com batch/pinned`, `list
     /// deployments.apps in namespace shop`).
@@ -548,6 +555,7 @@ impl TargetRead {
         match self {
             TargetRead::Found(w, ..) => &w.id,
             TargetRead::Absent(id)
+            | TargetRead::NotServed(id)
             | TargetRead::Refused(id, _)
             | TargetRead::TimedOut(id, _)
             | TargetRead::Failed(id, _) => id,

@@ -20,7 +20,8 @@
 //! hpa-core's trimmed values rather than whole objects.
 //!
 //! Optional CRDs (Argo Rollouts, VPA, KEDA) are watched only when discovery says they are
-//! served, re-checked every [`CacheOptions::recheck_interval`]. A kind RBAC refuses (403) is
+//! served, re-checked every [`CacheOptions::recheck_interval`], and at once when the
+//! CustomResourceDefinitions the cache watches show one installed or removed. A kind RBAC refuses (403) is
 //! logged once (until the answer changes), skipped (asked again at the next re-check with one
 //! small list, before its watcher starts) and reported in [`WatchStatus`].
 
@@ -248,6 +249,10 @@ struct CacheShared {
     /// notes it starts again (a note may then be logged once more), so that HPAs created and
     /// deleted for months cannot grow it.
     noted: Mutex<HashSet<String>>,
+    /// Wakes the supervisor for a re-check before its interval is over: a
+    /// CustomResourceDefinition event disagreed with what runs (an optional kind's CRD installed
+    /// while its watch is absent, or removed while it runs: [`CacheShared::crds_changed`]).
+    recheck: tokio::sync::Notify,
 }
 
 #[derive(Debug, Clone)]
@@ -406,6 +411,20 @@ impl ContextCache {
         Freshness::Fresh
     }
 
+    /// Whether optional `kind` is not served, so that none of its objects can exist: discovery
+    /// (or a watch's 404) found it absent, and the CustomResourceDefinitions the cache watches
+    /// (listed, RBAC allowing) hold none defining it: a CRD installed that discovery has not
+    /// seen served yet (its events wake the re-check) makes the answer no. `false` for a
+    /// built-in kind, and whenever either is unknown.
+    pub fn not_served(&self, kind: &Kind) -> bool {
+        if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase == Phase::Absent) {
+            return false;
+        }
+        let crds_listed =
+            self.shared.watches().get(&kinds::CRD).is_some_and(|w| w.synced && w.phase != Phase::Forbidden);
+        crds_listed && self.read().objects().custom_resource_definition(kind.group, kind.kind).is_none()
+    }
+
     /// The kinds RBAC refuses to list or watch (each skipped until the next re-check), in
     /// [`WATCHED`] order. The view stays fresh without them ([`ContextCache::freshness`]); a rule
     /// that reads one sees none of its objects, and one that would conclude from their absence
@@ -426,6 +445,7 @@ impl CacheShared {
             admission,
             warned: Mutex::new(HashSet::new()),
             noted: Mutex::new(HashSet::new()),
+            recheck: tokio::sync::Notify::new(),
         }
     }
 
@@ -465,6 +485,30 @@ impl CacheShared {
         });
     }
 
+    /// After a change of the CustomResourceDefinitions: wakes the supervisor for a re-check
+    /// when an optional kind's CRD is there while the kind is not watched (absent), or gone
+    /// while it is. A CRD just created is not served until it is established (a later
+    /// MODIFIED event, which asks again).
+    fn crds_changed(&self) {
+        // The watches' lock is not taken with the index's read lock held.
+        let absent: Vec<(Kind, bool)> = {
+            let watches = self.watches();
+            WATCHED
+                .iter()
+                .filter(|k| k.optional)
+                .filter_map(|k| Some((*k, watches.get(k)?.phase == Phase::Absent)))
+                .collect()
+        };
+        let index = self.read();
+        let disagrees = absent.iter().any(|(kind, absent)| {
+            index.objects().custom_resource_definition(kind.group, kind.kind).is_some() == *absent
+        });
+        drop(index);
+        if disagrees {
+            self.recheck.notify_one();
+        }
+    }
+
     fn update(&self, kind: Kind, f: impl FnOnce(&mut WatchState)) {
         let mut watches = self.watches();
         let state = watches.entry(kind).or_insert(WatchState {
@@ -496,7 +540,13 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
     let mut ticker = tokio::time::interval(options.recheck_interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        ticker.tick().await;
+        // Every interval, and as soon as the CRDs the cache watches say an optional kind came
+        // or went: Argo Rollouts installed after start is watched within a second of its CRD
+        // being established, not at the next interval.
+        tokio::select! {
+            _ = ticker.tick() => {}
+            () = shared.recheck.notified() => {}
+        }
         while tasks.try_join_next().is_some() {}
         let served = match discovery::served(&cluster, &optional).await {
             Ok(served) => Some(served),
@@ -656,7 +706,11 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 }
             }
         });
+        let changed = matches!(event, Event::Apply(_) | Event::Delete(_) | Event::InitDone);
         shared.apply(kind, event, &mut relist);
+        if kind == kinds::CRD && changed {
+            shared.crds_changed();
+        }
     }
 }
 

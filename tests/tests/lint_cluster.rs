@@ -1027,3 +1027,32 @@ fn hpa403_concludes_only_from_what_was_read_whole() {
         ]
     );
 }
+
+/// An HPA on an Argo Rollout while Argo Rollouts is not installed: discovery says the kind is
+/// not served, so no Rollout exists anywhere and HPA403 is certain (the controller cannot get
+/// the target's scale either), as for a Deployment that is not there; the note says Rollouts
+/// were skipped. Installed, the Rollouts are listed and the one that exists is found.
+#[test]
+fn a_target_whose_kind_is_not_served_is_hpa403() {
+    let l = live();
+    l.server.apply(&[batch_hpa("canary", "argoproj.io/v1alpha1", "Rollout")]);
+    let run = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = run.json();
+    assert_eq!(located(&report, "HPA403"), ["batch/canary HorizontalPodAutoscaler spec.scaleTargetRef.name"]);
+    let messages: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(messages, ["no Rollout batch/canary in the cluster"]);
+    let notes: Vec<&str> = report["notes"].as_array().unwrap().iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(
+        notes.contains(&"argoproj.io/v1alpha1 rollouts is not served (Argo Rollouts not installed): skipped"),
+        "{notes:?}"
+    );
+    l.server.install("rollouts");
+    l.server.apply(&[json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "canary", "namespace": "batch"},
+        "spec": {"selector": {"matchLabels": {"app": "canary"}}, "template": {"metadata": {"labels": {"app": "canary"}},
+            "spec": {"containers": [{"name": "app", "image": "c:1"}]}}}})]);
+    let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
+    assert_eq!(located(&report, "HPA403"), Vec::<String>::new(), "{report:#}");
+}

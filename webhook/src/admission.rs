@@ -586,12 +586,13 @@ impl Reviewer {
             _ => None,
         };
         // HPA403 denies only on a target the API server said at admission is not there (the
-        // `GET` of a custom-resource target, the LIST by name of a watched kind's): a workload
+        // `GET` of a custom-resource target, the LIST by name of a watched kind's), or that
+        // cannot exist (its kind is not served: an Argo Rollout without its CRD): a workload
         // absent from the context cache may be in flight, its watch event behind this HPA's
         // review (`kubectl apply -f dir/` creating both), so that absence alone (the LIST not
         // answered in time, refused or failed: `target_warning` says why) is a warning, never a
         // denial.
-        let target_absent = matches!(target, Some(TargetRead::Absent(_)));
+        let target_absent = matches!(target, Some(TargetRead::Absent(_) | TargetRead::NotServed(_)));
         let mut denying: Vec<(&Finding, &str)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
@@ -792,7 +793,7 @@ fn cross_object_findings(
     let mut world = hpa_cluster::Reads::new(&overlay, refused);
     match target {
         Some(TargetRead::Found(w, ..)) => world = world.with_fetched(&w.id),
-        Some(TargetRead::Absent(absent)) => world = world.with_fetched(absent),
+        Some(TargetRead::Absent(absent) | TargetRead::NotServed(absent)) => world = world.with_fetched(absent),
         Some(_) | None => {}
     }
     let findings = admitted.check_world(Some(&id), &world, options);

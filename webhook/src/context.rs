@@ -102,7 +102,9 @@ impl ClusterContext {
     ///   then, since most targets are in the cache): one LIST of its kind by
     ///   name ([`read_watched_target`]), since the watch may lag a workload written with the HPA
     ///   (`kubectl apply -f dir/`). Found, the rules read it as the watch will keep it; absent,
-    ///   the API server said so at admission.
+    ///   the API server said so at admission. Of a kind that is not served (an Argo Rollout
+    ///   while its CRD is not installed: [`ContextCache::not_served`]), nothing is asked: it
+    ///   cannot exist ([`TargetRead::NotServed`]).
     ///
     /// `None` when there is nothing to read, the view is not fresh (the review then checks the
     /// HPA alone), or targets are not read.
@@ -136,6 +138,16 @@ impl ClusterContext {
             }
             if !confirm_absence() {
                 return None;
+            }
+            // A kind that is not served (Argo Rollouts not installed) has no objects: the
+            // absence is certain, and there is nothing to ask.
+            if self.cache.not_served(kind) {
+                return Some(TargetRead::NotServed(ObjectId {
+                    api_version: kind.api_version(),
+                    kind: kind.kind.to_string(),
+                    namespace: namespace.to_string(),
+                    name: target.name.clone(),
+                }));
             }
             return Some(read_watched_target(cluster, kind, namespace, &target.name).await);
         }
@@ -256,7 +268,8 @@ pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> boo
 
 /// The warning of a review whose HPA's target could not be read at admission (RBAC refused it,
 /// the API server failed, the `GET` or LIST timed out): the rules that read the target (HPA410,
-/// HPA403) did not see it. `None` when it was read, found or not.
+/// HPA403) did not see it. `None` when it was read, found or not, and when its kind is not
+/// served (it cannot exist).
 pub fn target_warning(read: &TargetRead) -> Option<String> {
     let checked = "hpa-webhook checked the cross-object rules of this HPA in part";
     match read {
@@ -264,7 +277,7 @@ pub fn target_warning(read: &TargetRead) -> Option<String> {
         TargetRead::TimedOut(_, why) | TargetRead::Failed(_, why) => {
             Some(format!("{checked}: its scale target was not read: {why}"))
         }
-        TargetRead::Found(..) | TargetRead::Absent(_) => None,
+        TargetRead::Found(..) | TargetRead::Absent(_) | TargetRead::NotServed(_) => None,
     }
 }
 

@@ -370,7 +370,7 @@ impl TargetReadResult {
     pub fn of(read: &TargetRead) -> TargetReadResult {
         match read {
             TargetRead::Found(..) => TargetReadResult::Found,
-            TargetRead::Absent(_) => TargetReadResult::NotFound,
+            TargetRead::Absent(_) | TargetRead::NotServed(_) => TargetReadResult::NotFound,
             TargetRead::Refused(..) => TargetReadResult::Refused,
             TargetRead::TimedOut(..) => TargetReadResult::Timeout,
             TargetRead::Failed(..) => TargetReadResult::Error,
@@ -561,6 +561,10 @@ impl Metrics {
 
     /// Counts one `GET` of an HPA's scale target at admission.
     pub fn target_read(&self, read: &TargetRead) {
+        // Known without a request: nothing was read.
+        if matches!(read, TargetRead::NotServed(_)) {
+            return;
+        }
         let labels = TargetReadLabels { verb: TargetReadVerb::of(read), result: TargetReadResult::of(read) };
         self.target_reads.get_or_create(&labels).inc();
     }

@@ -2,8 +2,9 @@
 //! on (its scale target, a VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
 //! warning, naming the HPA, for each finding of that HPA's cross-object rules the write brings:
 //! the rules run twice against the context cache, once with the object as it was (the old
-//! object, else the cache) and once with the object as sent in its place, and what only the
-//! second run finds is what this write breaks; so is a finding of both runs located on a field of
+//! object, else the cache) and once with the object as sent in its place, both read the same
+//! way (`hpa_cluster::Reads`: the kinds RBAC refuses, the cache as where an absence was read
+//! from), and what only the second run finds is what this write breaks; so is a finding of both runs located on a field of
 //! the written object the write changes (its value, or the field managers owning it). No check
 //! is written here: a dropped request a utilization metric needs is HPA201, `spec.replicas` set
 //! on an HPA-managed workload is HPA410 (with hpa-core's decision of who set it, from the
@@ -267,12 +268,12 @@ fn warnings<'a>(
     report: &mut ContextReport,
 ) -> (Vec<(String, &'a str)>, Vec<&'a str>) {
     let (new, ignore) = (written.changed, written.ignore);
-    let overlaid = overlay(index, new);
+    // The cluster after the write and before it (the stored object, else the cache as it is),
+    // read the same way: through `Reads`, with the kinds RBAC refuses and the context cache as
+    // where an absence was read from, so that a finding both have is worded alike in both.
+    let (overlaid, stored) = (overlay(index, Some(new)), overlay(index, old));
     let after = Reads::new(&overlaid, refused).with_written(new.id());
-    let before = match old {
-        Some(old) => overlay(index, old),
-        None => Overlay::new(index),
-    };
+    let before = Reads::new(&stored, refused).with_written(new.id());
     let mut out = Vec::new();
     let opts = admission.check_options();
     let (checked, unchecked) = concerned(index, &after, new);
@@ -325,12 +326,14 @@ fn suppressed<'a>(
     rules::suppressed(finding, hpa, |id| if id == written { Some(ignore) } else { cached(id) })
 }
 
-/// The cache with the written object in place of the cached one.
-fn overlay<'a>(index: &'a Index, changed: &'a Changed) -> Overlay<'a> {
+/// The cache with `changed` (the written object, or the stored one of an UPDATE) in place of the
+/// cached one; without it (the state before a CREATE), the cache as it is.
+fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
     match changed {
-        Changed::Workload(w) => Overlay::new(index).with_workload(w),
-        Changed::Pdb(p) => Overlay::new(index).with_pdb(p.clone()),
-        Changed::Vpa(v) => Overlay::new(index).with_vpa(v.clone()),
+        Some(Changed::Workload(w)) => Overlay::new(index).with_workload(w),
+        Some(Changed::Pdb(p)) => Overlay::new(index).with_pdb(p.clone()),
+        Some(Changed::Vpa(v)) => Overlay::new(index).with_vpa(v.clone()),
+        None => Overlay::new(index),
     }
 }
 
@@ -466,14 +469,7 @@ mod tests {
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"template": {"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "100m"}}}]}}}});
-        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "shop"},
-            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                "updatePolicy": {"updateMode": "Auto"}}});
-        let body = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
-            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
-            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
-            "namespace": "shop", "operation": "CREATE", "object": vpa}});
+        let body = vpa_create("Auto");
         let (warnings, findings) = review_with_cache([(kinds::HPA, hpa), (kinds::DEPLOYMENT, deployment)], &body);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
@@ -519,6 +515,44 @@ mod tests {
         assert_eq!(findings, ["HPA104"]);
     }
 
+    /// The stored state of a write and the written one are read the same way (the kinds RBAC
+    /// refuses, where an absence was read from): a finding both have, worded from the context
+    /// cache either way, is not this write's. Here HPA403 (raised by the lint configuration) on
+    /// an HPA whose Deployment does not exist, at the CREATE of a VPA of that Deployment.
+    #[test]
+    fn a_finding_the_cluster_had_before_the_write_is_not_the_writes() {
+        use serde_json::json;
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "1"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "minReplicas": 2, "maxReplicas": 8}});
+        let body = vpa_create("Off");
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("lint.yaml");
+        std::fs::write(&config, "rules:\n  HPA403: warning\n").unwrap();
+        let gates = hpa_core::features::FeatureGates::default();
+        let reviewer = Reviewer::new(gates.clone()).with_lint_config(&config).unwrap();
+        let index = Index::of_objects([(kinds::HPA, hpa)], &hpa_cluster::watch::CacheOptions::admission_for(gates));
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+        let (warnings, report, _) = review_by(&reviewer, &view, &body);
+        assert_eq!(warnings, Vec::<String>::new());
+        assert_eq!(report.findings, Vec::<&str>::new());
+    }
+
+    /// The review of the CREATE of VPA `shop/web` of Deployment `web`, in `update_mode`.
+    fn vpa_create(update_mode: &str) -> Value {
+        use serde_json::json;
+        let vpa = json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                "updatePolicy": {"updateMode": update_mode}}});
+        json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "v",
+            "kind": {"group": "autoscaling.k8s.io", "version": "v1", "kind": "VerticalPodAutoscaler"},
+            "resource": {"group": "autoscaling.k8s.io", "version": "v1", "resource": "verticalpodautoscalers"},
+            "namespace": "shop", "operation": "CREATE", "object": vpa}})
+    }
+
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
     /// the cross-object findings it reports.
     fn review_with_cache(
@@ -546,8 +580,12 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with `view`: its warnings, what the context did,
     /// and the outcome.
     fn review_in_view(view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
-        let gates = hpa_core::features::FeatureGates::default();
-        let answer = Reviewer::new(gates).review_in(
+        review_by(&Reviewer::new(hpa_core::features::FeatureGates::default()), view, body)
+    }
+
+    /// The same, by `reviewer`.
+    fn review_by(reviewer: &Reviewer, view: &View<'_>, body: &Value) -> (Vec<String>, ContextReport, OutcomeLabel) {
+        let answer = reviewer.review_in(
             crate::metrics::Endpoint::ValidateWorkloads,
             body.to_string().as_bytes(),
             &crate::policy::Policy::default(),

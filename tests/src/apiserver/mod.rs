@@ -5,7 +5,8 @@
 //! It serves `/version`, discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
 //! and aggregated discovery when asked for `as=APIGroupDiscoveryList`), GET of objects and of
 //! `scale` subresources, lists with `limit`/`continue`, `labelSelector` and `fieldSelector` (on
-//! the fields kube-apiserver selects on for each kind; another is a 400 in its words), and
+//! the fields kube-apiserver selects on for each kind; another, or a query
+//! `fields.ParseSelector` cannot read, is a 400 in its words), and
 //! watches (`watch=1`, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) with
 //! ADDED/MODIFIED/DELETED/BOOKMARK events and a `410 Gone` ERROR event once the history has
 //! been compacted. Errors are `Status` objects: 401 without the token, 403 where a test

@@ -452,11 +452,104 @@ pub fn default_replicas(resource: &Resource, object: &mut Value) {
     }
 }
 
+/// One requirement of a `fieldSelector` query as `fields.ParseSelector` reads it: the field,
+/// whether the operator is `!=` (else `=` or `==`), and the value with its escapes undone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldTerm {
+    /// The field (`metadata.name`), as written: kube-apiserver escapes nothing in it.
+    pub field: String,
+    /// `!=`.
+    pub negated: bool,
+    /// The value, unescaped (`\,`, `\=` and `\\` are `,`, `=` and `\`).
+    pub value: String,
+}
+
+/// A `fieldSelector` query read as apimachinery's `fields.ParseSelector` reads it (kube-apiserver
+/// decodes the list options with it, `Convert_string_To_fields_Selector`, and answers its error
+/// as a 400 `BadRequest` with the error as the message): the terms split at each comma a
+/// backslash does not escape (`splitTerms`), sorted, empty ones skipped, each split at the first
+/// `!=`, `==` or `=` (`splitTerm`: `invalid selector: '<selector>'; can't understand '<term>'`
+/// without one) and its value unescaped (`UnescapeValue`: `invalid field selector: invalid escape
+/// sequence: \x`, and `invalid field selector: unescaped character in value: 61` for an `=`,
+/// which Go prints as the rune's number).
+pub fn parse_field_selector(selector: &str) -> Result<Vec<FieldTerm>, String> {
+    let mut terms = split_terms(selector);
+    terms.sort_unstable();
+    let mut out = Vec::new();
+    for term in terms.into_iter().filter(|t| !t.is_empty()) {
+        let Some((field, negated, raw)) = split_term(term) else {
+            return Err(format!("invalid selector: '{selector}'; can't understand '{term}'"));
+        };
+        out.push(FieldTerm { field: field.to_string(), negated, value: unescape_value(raw)? });
+    }
+    Ok(out)
+}
+
+/// `splitTerms`: `selector` split at each comma not escaped by a backslash (the backslash kept).
+fn split_terms(selector: &str) -> Vec<&str> {
+    if selector.is_empty() {
+        return Vec::new();
+    }
+    let (mut terms, mut start, mut escaped) = (Vec::new(), 0, false);
+    for (i, c) in selector.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            ',' => {
+                terms.push(&selector[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&selector[start..]);
+    terms
+}
+
+/// `splitTerm`: the field, whether the operator is `!=`, and the raw value, split at the first
+/// place one of `!=`, `==`, `=` (tried in that order) starts; `None` without one.
+fn split_term(term: &str) -> Option<(&str, bool, &str)> {
+    term.char_indices().find_map(|(i, _)| {
+        let rest = &term[i..];
+        [("!=", true), ("==", false), ("=", false)]
+            .into_iter()
+            .find(|(op, _)| rest.starts_with(op))
+            .map(|(op, negated)| (&term[..i], negated, &rest[op.len()..]))
+    })
+}
+
+/// `UnescapeValue`: `\\`, `\,` and `\=` are the character; another escape, a lone trailing
+/// backslash or an unescaped `,` or `=` is an error in apimachinery's words.
+fn unescape_value(raw: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut escaped = false;
+    for c in raw.chars() {
+        if escaped {
+            if !matches!(c, '\\' | ',' | '=') {
+                return Err(format!("invalid field selector: invalid escape sequence: \\{c}"));
+            }
+            out.push(c);
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            ',' | '=' => return Err(format!("invalid field selector: unescaped character in value: {}", u32::from(c))),
+            _ => out.push(c),
+        }
+    }
+    if escaped {
+        return Err("invalid field selector: invalid escape sequence: \\".into());
+    }
+    Ok(out)
+}
+
 /// Why kube-apiserver refuses the `fieldSelector` query `selector` on `resource` (a 400
 /// `BadRequest` with this message), or `None` when it selects on every field the query names.
-/// The handler (`ListResource` in `apiserver/pkg/endpoints/handlers/get.go`) hands each
-/// requirement, in the order `fields.ParseSelector` sorts the terms, to the kind's field label
-/// conversion and refuses the first it does not support: the built-in kinds' own functions
+/// The handler (`ListResource` in `apiserver/pkg/endpoints/handlers/get.go`) first parses the
+/// query ([`parse_field_selector`]: its error), then hands each requirement, in the order the
+/// parse sorted the terms, to the kind's field label conversion and refuses the first it does
+/// not support: the built-in kinds' own functions
 /// (`addConversionFuncs` and `AddFieldLabelConversionsFor*` in `pkg/apis/core/v1/conversion.go`:
 /// `field label not supported: <label>`), a custom resource's (`ConvertFieldLabel` of
 /// apiextensions-apiserver's CR converter: `metadata.name`, and `metadata.namespace` when it is
@@ -464,12 +557,10 @@ pub fn default_replicas(resource: &Resource, object: &mut Value) {
 /// `runtime.DefaultMetaV1FieldSelectorConversion`. (A Pod's legacy `spec.host`, which upstream
 /// converts to `spec.nodeName`, is refused here.)
 pub fn field_selector_error(resource: &Resource, selector: &str) -> Option<String> {
-    let mut terms: Vec<&str> = selector.split(',').filter(|t| !t.is_empty()).collect();
-    terms.sort_unstable();
-    terms.into_iter().find_map(|term| {
-        let label = term.split(['!', '=']).next().unwrap_or_default();
-        field_label_error(resource, label)
-    })
+    match parse_field_selector(selector) {
+        Ok(terms) => terms.iter().find_map(|t| field_label_error(resource, &t.field)),
+        Err(message) => Some(message),
+    }
 }
 
 /// The error of the field label conversion of `resource` for `label` (see
@@ -521,19 +612,15 @@ fn field_label_error(resource: &Resource, label: &str) -> Option<String> {
     }
 }
 
-/// Whether an object satisfies a `fieldSelector` query (`a.b=c`, `a.b==c`, `a.b!=c`).
+/// Whether an object satisfies a `fieldSelector` query (`a.b=c`, `a.b==c`, `a.b!=c`, values
+/// escaped as [`parse_field_selector`] reads them); a query that does not parse selects nothing
+/// (the handlers refuse it first: [`field_selector_error`]).
 pub fn fields_match(object: &Value, selector: &str) -> bool {
-    selector.split(',').map(str::trim).filter(|r| !r.is_empty()).all(|r| {
-        let (path, value, negate) = match r.split_once("!=") {
-            Some((p, v)) => (p, v, true),
-            None => match r.split_once("==").or_else(|| r.split_once('=')) {
-                Some((p, v)) => (p, v, false),
-                None => return false,
-            },
-        };
-        let pointer = format!("/{}", path.trim().replace('.', "/"));
+    let Ok(terms) = parse_field_selector(selector) else { return false };
+    terms.iter().all(|t| {
+        let pointer = format!("/{}", t.field.replace('.', "/"));
         let actual = object.pointer(&pointer).and_then(Value::as_str).unwrap_or_default();
-        (actual == value.trim()) != negate
+        (actual == t.value) != t.negated
     })
 }
 
@@ -632,6 +719,48 @@ mod tests {
             field_selector_error(&fleets, "metadata.namespace=shop"),
             Some("field label not supported: metadata.namespace".into())
         );
+    }
+
+    /// `fields.ParseSelector`'s errors, before any field is looked at, and its reading of
+    /// escapes and operators.
+    #[test]
+    fn field_selectors_that_do_not_parse() {
+        let resources = builtin();
+        let deployments = resources.iter().find(|r| r.kind == "Deployment").unwrap();
+        let error = |s: &str| field_selector_error(deployments, s);
+        assert_eq!(
+            error("metadata.name"),
+            Some("invalid selector: 'metadata.name'; can't understand 'metadata.name'".into())
+        );
+        // The sorted terms are read in turn: the first that does not parse is named, with the whole query.
+        assert_eq!(
+            error("status.replicas=1,metadata.name"),
+            Some("invalid selector: 'status.replicas=1,metadata.name'; can't understand 'metadata.name'".into())
+        );
+        assert_eq!(error("metadata.name=a=b"), Some("invalid field selector: unescaped character in value: 61".into()));
+        assert_eq!(error(r"metadata.name=a\x"), Some(r"invalid field selector: invalid escape sequence: \x".into()));
+        assert_eq!(error(r"metadata.name=a\"), Some(r"invalid field selector: invalid escape sequence: \".into()));
+        // An escaped comma is data, not a separator; empty terms are skipped; nothing is trimmed.
+        assert_eq!(error(r"metadata.name=web\,x"), None);
+        assert_eq!(error(",,metadata.name=web,"), None);
+        assert_eq!(error(""), None);
+        assert_eq!(
+            error("metadata.name = web"),
+            Some(
+                r#""metadata.name " is not a known field selector: only "metadata.name", "metadata.namespace""#.into()
+            )
+        );
+        assert_eq!(
+            parse_field_selector(r"metadata.name!=a\=b\\,metadata.namespace==shop"),
+            Ok(vec![
+                FieldTerm { field: "metadata.name".into(), negated: true, value: r"a=b\".into() },
+                FieldTerm { field: "metadata.namespace".into(), negated: false, value: "shop".into() },
+            ])
+        );
+        let web = json!({"metadata": {"name": "web,x", "namespace": "shop"}});
+        assert!(fields_match(&web, r"metadata.name=web\,x"));
+        assert!(!fields_match(&web, "metadata.name=web"));
+        assert!(!fields_match(&web, "metadata.name"));
     }
 
     #[test]

@@ -1289,3 +1289,90 @@ async fn a_custom_resource_target_is_read_at_admission() {
     );
     server.stop().await;
 }
+
+/// An HPA on an Argo Rollout while Argo Rollouts is not installed: the kind is not served, so
+/// its target cannot exist. HPA403 is certain: nothing is asked (no LIST, none counted in
+/// /metrics), no warning says the target was not read, and `denyRules` denies. Once the Rollout
+/// CRD is installed, the absence is no longer certain: the API server is asked, and the CRD's
+/// event starts the Rollouts' watch at once, not at the next re-check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
+    let (s, _) = setup().await;
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+    let mut hpa = cpu_hpa("canary");
+    hpa["spec"]["scaleTargetRef"] = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "canary"});
+    // The LISTs by name (the Rollouts' own watch, once it runs, reads across namespaces).
+    let rollouts = |s: &Setup| {
+        s.api.requests().into_iter().filter(|r| r.path == "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts").count()
+    };
+    let denied = "HorizontalPodAutoscaler.autoscaling \"canary\" is invalid: spec.scaleTargetRef.name: Forbidden: \
+        HPA403 target-not-found: no Rollout shop/canary in the cluster (organization policy: defaults denies HPA403)";
+    let before = rollouts(&s);
+    let answer = conn.review("/validate", &review("n1", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], false, "{answer}");
+    assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
+    assert_eq!(warnings(&answer), Vec::<String>::new());
+    assert_eq!(rollouts(&s), before);
+    let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(!text.lines().any(|l| l.starts_with("hpa_webhook_target_reads_total{")), "{text}");
+
+    // Argo Rollouts installed: the CRD's watch event reaches the cache, and the LIST by name is
+    // asked again (the Rollout does not exist: still denied, now on the API server's answer).
+    s.api.install("rollouts");
+    s.api.apply(&[json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "rollouts.argoproj.io"},
+        "spec": {"group": "argoproj.io", "names": {"kind": "Rollout", "plural": "rollouts"}, "scope": "Namespaced",
+            "versions": [{"name": "v1alpha1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                    "statusReplicasPath": ".status.HPAReplicas", "labelSelectorPath": ".status.selector"}}}]}})]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        // (Until the Rollouts' watch has listed, a review may find the view stale.)
+        let answer = conn.review("/validate", &review("n2", "CREATE", &hpa, None)).await.unwrap();
+        if rollouts(&s) > before {
+            assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the CRD was not seen within 10 s: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let asked: Vec<String> = s
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts")
+        .map(|r| format!("{}?{}", r.path, r.query))
+        .collect();
+    assert_eq!(
+        asked,
+        ["/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?fieldSelector=metadata.name%3Dcanary&limit=1"]
+    );
+
+    // The CRD's event wakes the re-check (its interval is 5 minutes): the Rollouts are watched
+    // within seconds, and a Rollout created then is in the cache, no LIST asked.
+    let synced = "hpa_webhook_context_watch_state{resource=\"rollouts.argoproj.io\",state=\"synced\"}";
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metric(&scrape(&mut conn).await, synced) != Some(1.0) {
+        assert!(Instant::now() < deadline, "the Rollouts were not watched within 5 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    s.api.apply(&[json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "canary", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "canary"}}, "template": {"metadata": {"labels": {"app": "canary"}},
+            "spec": {"containers": [{"name": "app", "image": "c:1", "resources": {"requests": {"cpu": "100m"}}}]}}}})]);
+    let cached = "hpa_webhook_context_objects{resource=\"rollouts.argoproj.io\"}";
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metric(&scrape(&mut conn).await, cached) != Some(1.0) {
+        assert!(Instant::now() < deadline, "the Rollout was not cached within 5 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listed = rollouts(&s);
+    let answer = conn.review("/validate", &review("n3", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(warnings(&answer), Vec::<String>::new(), "{answer}");
+    assert_eq!(rollouts(&s), listed, "no LIST by name: the Rollout is in the cache");
+    server.stop().await;
+}
