@@ -1,6 +1,6 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::objects::{TemplateContainer, VPA_CONTAINER_MODES, describe_containers};
+use super::objects::{Source, TemplateContainer, VPA_CONTAINER_MODES, describe_containers};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
@@ -69,6 +69,24 @@ crate::declare_rule! {
     /// autoscaling.k8s.io "web" is invalid: spec.updatePolicy.updateMode: Unsupported value:
     /// "auto": supported values: "Off", ...`; a boolean fails the type, `Invalid value:
     /// "boolean": ... must be of type string: "boolean"`, and then the enum).
+    ///
+    /// So is a VPA of the checked manifests that the VPA admission controller refuses when it is
+    /// created: its webhook (`vpa.k8s.io`) runs `validateVPA` of VPA 1.7, with the feature gates
+    /// at their defaults, and denies an `updatePolicy` without `updateMode` (the default mode,
+    /// `Recreate`, is for a VPA without `updatePolicy`), `updateMode: InPlace` (behind the alpha
+    /// `InPlace` gate), a `minReplicas` below 1, a container policy without `containerName`, a
+    /// `maxAllowed` below its `minAllowed`, cpu finer than a millicore or memory finer than a
+    /// byte, `controlledValues: RequestsAndLimits` on a policy whose `mode` is `Off`, the
+    /// `PerVPAConfig` fields (`evictAfterOOMSeconds`, `oomBumpUpRatio`, `oomMinBumpUp`,
+    /// `memoryAggregationInterval*`) and `startupBoost` (alpha gates), and more than one
+    /// recommender. The message gives kube-apiserver's words, every error in `validateVPA`'s
+    /// order (`admission webhook "vpa.k8s.io" denied the request: spec.updatePolicy.updateMode:
+    /// Required value: updateMode is required if UpdatePolicy is used`). A VPA read from a
+    /// cluster, or from the webhook's cache, was stored: it is read as the VPA reads it (no
+    /// `updateMode` is `Recreate`), whatever its admission would have said.
+    ///
+    /// The VPA followed is release 1.7 (`autoscaling.k8s.io/v1`, its CRD and its components'
+    /// defaults).
     ///
     /// ## Why it matters
     ///
@@ -165,6 +183,12 @@ impl Rule for VpaConflict {
                 out.push(refused(cx, vpa));
                 continue;
             }
+            // A VPA read from a cluster was stored: the admission controller let it in, or did
+            // not run. One still to be applied is created only if it admits it.
+            if objects.source() == Source::Manifests && !vpa.admission_refusal.is_empty() {
+                out.push(refused_by_admission(vpa));
+                continue;
+            }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
             // only (see the documentation); `Off` and unknown modes set nothing.
             let severity = match vpa.update_mode.as_str() {
@@ -242,6 +266,54 @@ impl Rule for VpaConflict {
             }
         }
     }
+}
+
+/// The finding for a VPA of a manifest set the VPA admission controller refuses
+/// ([`Vpa::admission_refusal`](super::objects::Vpa::admission_refusal)), in kube-apiserver's
+/// words for a webhook's denial (`admission webhook "vpa.k8s.io" denied the request: `, then
+/// the aggregate of the errors `validateVPA` returned): the VPA is never created, so there is
+/// nothing to conflict with. The help is about the first error.
+fn refused_by_admission(vpa: &super::objects::Vpa) -> Finding {
+    let errors = &vpa.admission_refusal;
+    let words =
+        format!("admission webhook \"vpa.k8s.io\" denied the request: {}", crate::field::aggregate_message(errors));
+    let message = format!("{}: the VPA admission controller refuses it ({words}): the VPA is not created", vpa.id);
+    let Some(first) = errors.first() else {
+        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message);
+    };
+    let field = first.field.as_str();
+    let help = if field.ends_with(".updateMode") && first.kind == crate::field::ErrorType::Required {
+        "write updatePolicy.updateMode (\"Recreate\", \"InPlaceOrRecreate\", \"Initial\" or \"Off\"), or leave updatePolicy out for the default, \"Recreate\"".to_string()
+    } else if field.ends_with(".updateMode") && first.kind == crate::field::ErrorType::Forbidden {
+        "enable the InPlace feature gate of the VPA admission controller and updater (--feature-gates=InPlace=true), or write updateMode: \"InPlaceOrRecreate\"".to_string()
+    } else if first.detail.contains("PerVPAConfig") {
+        "enable the PerVPAConfig feature gate of the VPA's components (--feature-gates=PerVPAConfig=true), or leave the field out".to_string()
+    } else if first.detail.contains("CPUStartupBoost") {
+        "enable the CPUStartupBoost feature gate of the VPA admission controller and updater (--feature-gates=CPUStartupBoost=true), or leave startupBoost out".to_string()
+    } else if field.ends_with(".containerName") {
+        "name the container the policy is for, or \"*\" for every container".to_string()
+    } else if field.ends_with(".controlledValues") {
+        "leave controlledValues out of a policy whose mode is \"Off\"".to_string()
+    } else if field.ends_with(".minReplicas") {
+        "write minReplicas of 1 or more, or leave it out".to_string()
+    } else if first.detail.starts_with("max resource") {
+        "make maxAllowed at least minAllowed".to_string()
+    } else if let Some(unit) = first.detail.strip_prefix("must be a whole number of ") {
+        format!("write the quantity as a whole number of {unit}")
+    } else if field.ends_with(".recommenders") {
+        "name one recommender".to_string()
+    } else {
+        "correct the field the VPA admission controller names".to_string()
+    };
+    // Where the error is; a required field is missing, so its parent.
+    let at = match first.kind {
+        crate::field::ErrorType::Required => field.rsplit_once('.').map_or(field, |(parent, _)| parent),
+        _ => field,
+    };
+    Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message).help(help).related(
+        Location::Object { id: vpa.id.clone(), path: at.to_string() },
+        "refused by the VPA admission controller",
+    )
 }
 
 /// The finding for a VPA the VPA CRD's structural schema refuses ([`Vpa::refused`]), in
