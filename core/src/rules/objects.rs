@@ -2216,6 +2216,14 @@ fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
     crate::field::BadValue::Composite { json, go_syntax }
 }
 
+/// The API group of VerticalPodAutoscalers.
+pub const VPA_GROUP: &str = "autoscaling.k8s.io";
+
+/// The one version of [`VPA_GROUP`] the VPA CRD of VPA 1.7 serves
+/// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`: `v1`, served and stored; `v1beta2`
+/// deprecated and `served: false`): a VPA written in another version is not created.
+pub const VPA_VERSION: &str = "v1";
+
 /// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
 /// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order: the CRD of VPA 1.7
 /// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`), which added `InPlace`.

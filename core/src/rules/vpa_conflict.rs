@@ -1,6 +1,6 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::objects::{Source, TemplateContainer, VPA_CONTAINER_MODES, describe_containers};
+use super::objects::{Source, TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, describe_containers};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
@@ -85,8 +85,11 @@ crate::declare_rule! {
     /// cluster, or from the webhook's cache, was stored: it is read as the VPA reads it (no
     /// `updateMode` is `Recreate`), whatever its admission would have said.
     ///
-    /// The VPA followed is release 1.7 (`autoscaling.k8s.io/v1`, its CRD and its components'
-    /// defaults).
+    /// The VPA followed is release 1.7: its CRD, which serves `autoscaling.k8s.io/v1` only
+    /// (`v1beta2` is deprecated and not served; `hpa-lint cluster` lists `v1`), and its
+    /// components' defaults. A VPA of the checked manifests written in another version of the
+    /// group is reported as not created (`kubectl apply` finds no resource for it); a
+    /// `VerticalPodAutoscaler` of another API group is not a VPA.
     ///
     /// ## Why it matters
     ///
@@ -179,6 +182,12 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
+            // kubectl finds no resource for a version the VPA's CRD does not serve.
+            let version = crate::api::GroupVersion::parse_or_empty(&vpa.id.api_version);
+            if objects.source() == Source::Manifests && version.version() != VPA_VERSION {
+                out.push(unserved(vpa));
+                continue;
+            }
             if !vpa.refused.is_empty() {
                 out.push(refused(cx, vpa));
                 continue;
@@ -266,6 +275,19 @@ impl Rule for VpaConflict {
             }
         }
     }
+}
+
+/// The finding for a VPA of a manifest set written in a version of its group that the VPA's CRD
+/// does not serve ([`VPA_VERSION`]: the former `v1beta2`, `v1beta1`): `kubectl apply` finds no
+/// resource for it (its RESTMapper's `NoKindMatchError`) and creates nothing.
+fn unserved(vpa: &super::objects::Vpa) -> Finding {
+    let message = format!(
+        "{}: {} is not served by the VPA's CustomResourceDefinition, which serves {VPA_GROUP}/{VPA_VERSION} only (kubectl: no matches for kind \"VerticalPodAutoscaler\" in version \"{}\"): the VPA is not created",
+        vpa.id, vpa.id.api_version, vpa.id.api_version
+    );
+    Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
+        .help(format!("write apiVersion: {VPA_GROUP}/{VPA_VERSION}"))
+        .related(Location::Object { id: vpa.id.clone(), path: "apiVersion".into() }, "not served")
 }
 
 /// The finding for a VPA of a manifest set the VPA admission controller refuses
