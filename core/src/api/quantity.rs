@@ -286,13 +286,16 @@ impl Quantity {
     /// so that scaling to it keeps it exact (the VPA admission controller's
     /// `validateCPUResolution` asks it at `Milli`, -3, and `validateMemoryResolution` at 0).
     pub fn is_whole_at_scale(&self, scale: i32) -> bool {
-        // A wide mantissa's digits have no trailing zero: whole exactly when not scaled down.
-        if self.wide.is_some() || self.exp >= scale {
-            return self.wide.is_none() || self.exp >= scale;
+        if self.exp >= scale {
+            return true;
+        }
+        // A wide mantissa's digits have no trailing zero: scaled down, it has a fraction.
+        if self.wide.is_some() {
+            return false;
         }
         let shift = i64::from(scale) - i64::from(self.exp);
         match u32::try_from(shift).ok().and_then(pow10_u128) {
-            Some(p) => self.mantissa.unsigned_abs() % p == 0,
+            Some(p) => self.mantissa.unsigned_abs().is_multiple_of(p),
             // Past 10^38 only 0 divides evenly.
             None => self.mantissa == 0,
         }
