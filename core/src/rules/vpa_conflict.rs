@@ -68,7 +68,12 @@ crate::declare_rule! {
     /// message gives kube-apiserver's words, every error of the VPA (`VerticalPodAutoscaler.
     /// autoscaling.k8s.io "web" is invalid: spec.updatePolicy.updateMode: Unsupported value:
     /// "auto": supported values: "Off", ...`; a boolean fails the type, `Invalid value:
-    /// "boolean": ... must be of type string: "boolean"`, and then the enum).
+    /// "boolean": ... must be of type string: "boolean"`, and then the enum). Where the VPA
+    /// admission controller runs, kube-apiserver calls its webhook before it checks the schema,
+    /// and `kubectl apply` prints the webhook's denial instead (`admission webhook "vpa.k8s.io"
+    /// denied the request: ...`: a mode outside its list is an `Unsupported value`, a value of
+    /// another type fails its JSON decoding, an `Internal error`); the VPA is not created either
+    /// way.
     ///
     /// So is a VPA of the checked manifests that the VPA admission controller refuses when it is
     /// created: its webhook (`vpa.k8s.io`) runs `validateVPA` of VPA 1.7, with the feature gates
@@ -87,9 +92,9 @@ crate::declare_rule! {
     ///
     /// The VPA followed is release 1.7: its CRD, which serves `autoscaling.k8s.io/v1` only
     /// (`v1beta2` is deprecated and not served; `hpa-lint cluster` lists `v1`), and its
-    /// components' defaults. A VPA of the checked manifests written in another version of the
-    /// group is reported as not created (`kubectl apply` finds no resource for it); a
-    /// `VerticalPodAutoscaler` of another API group is not a VPA.
+    /// components' defaults. A VPA of the checked manifests written in another API version (the
+    /// former `v1beta2`, or another group: `autoscaling/v1`) is reported as not created
+    /// (`kubectl apply` finds no resource for it).
     ///
     /// ## Why it matters
     ///
@@ -182,9 +187,10 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
-            // kubectl finds no resource for a version the VPA's CRD does not serve.
+            // kubectl finds no resource for a group or version the VPA's CRD does not serve.
             let version = crate::api::GroupVersion::parse_or_empty(&vpa.id.api_version);
-            if objects.source() == Source::Manifests && version.version() != VPA_VERSION {
+            let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
+            if objects.source() == Source::Manifests && !served {
                 out.push(unserved(vpa));
                 continue;
             }
@@ -277,9 +283,10 @@ impl Rule for VpaConflict {
     }
 }
 
-/// The finding for a VPA of a manifest set written in a version of its group that the VPA's CRD
-/// does not serve ([`VPA_VERSION`]: the former `v1beta2`, `v1beta1`): `kubectl apply` finds no
-/// resource for it (its RESTMapper's `NoKindMatchError`) and creates nothing.
+/// The finding for a VPA of a manifest set written in an API version the VPA's CRD does not
+/// serve (the former `v1beta2`, `v1beta1`, or another group, as `autoscaling/v1`, which HPA406
+/// also names): `kubectl apply` finds no resource for it (its RESTMapper's `NoKindMatchError`)
+/// and creates nothing.
 fn unserved(vpa: &super::objects::Vpa) -> Finding {
     let message = format!(
         "{}: {} is not served by the VPA's CustomResourceDefinition, which serves {VPA_GROUP}/{VPA_VERSION} only (kubectl: no matches for kind \"VerticalPodAutoscaler\" in version \"{}\"): the VPA is not created",
