@@ -324,6 +324,13 @@ impl FieldError {
         Self::new(ErrorType::TooLong, path, BadValue::Omitted, format!("may not be more than {max_bytes} bytes"))
     }
 
+    /// `field.TooMany` with a known count and limit (`Too many: 2: must have at most 1 items`).
+    #[cold]
+    pub fn too_many(path: &Path<'_>, actual: usize, max: usize) -> Self {
+        let actual = i64::try_from(actual).unwrap_or(i64::MAX);
+        Self::new(ErrorType::TooMany, path, BadValue::Int(actual), format!("must have at most {max} items"))
+    }
+
     /// Sets the origin (`WithOrigin`).
     pub fn with_origin(mut self, origin: &'static str) -> Self {
         self.origin = Some(origin);

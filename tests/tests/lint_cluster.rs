@@ -1056,3 +1056,51 @@ fn a_target_whose_kind_is_not_served_is_hpa403() {
     let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA403"]).json();
     assert_eq!(located(&report, "HPA403"), Vec::<String>::new(), "{report:#}");
 }
+
+/// A VPA read from the cluster was stored: whatever the VPA admission controller would refuse
+/// on create (an `updatePolicy` without `updateMode`, `InPlace` behind its gate), it exists, and
+/// the updater reads a missing mode as its default: HPA408 warns of the conflict, as in files
+/// it says the VPA would not be created.
+#[test]
+fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
+    let l = live();
+    l.server.install("verticalpodautoscalers");
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
+    });
+    let hpa = |name: &str| {
+        json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5,
+                     "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]},
+        })
+    };
+    let vpa = |name: &str, policy: Value| {
+        json!({
+            "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "updatePolicy": policy},
+        })
+    };
+    l.server.apply(&[
+        deployment,
+        hpa("web"),
+        vpa("no-mode", json!({"minReplicas": 2})),
+        vpa("in-place", json!({"updateMode": "InPlace"})),
+    ]);
+    let run = l.lint(&["-n", "shop", "-o", "json", "--select", "HPA408"]);
+    let report = run.json();
+    let messages: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().map(|d| d["message"].as_str().unwrap()).collect();
+    assert_eq!(
+        messages,
+        [
+            "VerticalPodAutoscaler shop/in-place (InPlace) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/no-mode (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
+        ],
+        "{}",
+        run.stdout
+    );
+}

@@ -1823,8 +1823,9 @@ fn a_vpa_list_or_map_value_is_printed_as_the_release_prints_it() {
 
 /// Every value the VPA CRD's schema refuses is in the finding, as kube-apiserver lists them
 /// (`VerticalPodAutoscaler.autoscaling.k8s.io "web" is invalid: [...]`): a container policy's
-/// `controlledValues` outside its enum too, the VPA 1.7 `InPlace` mode accepted (and warned
-/// of, as it resizes running pods).
+/// `controlledValues` outside its enum too, the VPA 1.7 `InPlace` mode accepted (the VPA
+/// admission controller refuses it behind its feature gate:
+/// `a_vpa_the_vpa_admission_controller_refuses_is_not_created`).
 #[test]
 fn every_value_the_vpa_schema_refuses_is_in_kube_apiserver_words() {
     let set = vpa_set;
@@ -1856,8 +1857,80 @@ fn every_value_the_vpa_schema_refuses_is_in_kube_apiserver_words() {
     );
     assert_eq!(first_related_at(&report), (33, 46), "{report}");
     let report = lint(&["--select", "HPA408"], &set("  updatePolicy: {updateMode: InPlace}\n"));
-    assert_eq!(report["summary"]["warnings"], 1, "{report}");
-    assert!(said(&report, "HPA408")[0].1.starts_with("VerticalPodAutoscaler shop/web (InPlace) also sets"), "{report}");
+    assert!(!said(&report, "HPA408")[0].1.contains("schema"), "{report}");
+}
+
+/// A VPA the VPA admission controller refuses when it is created (`validateVPA` of VPA 1.7,
+/// its feature gates at their defaults) is never created: HPA408 says so, in kube-apiserver's
+/// words for the webhook's denial with every error in `validateVPA`'s order, at the first
+/// error (a missing field's parent), instead of a conflict with a VPA that does not exist.
+#[test]
+fn a_vpa_the_vpa_admission_controller_refuses_is_not_created() {
+    let refused = |spec: &str| {
+        let report = lint(&["--select", "HPA408"], &vpa_set(spec));
+        let (path, message, help) = said(&report, "HPA408").remove(0);
+        assert_eq!(path, "spec.scaleTargetRef");
+        (message, help, first_related_at(&report))
+    };
+    let words = |errors: &str| {
+        format!(
+            "VerticalPodAutoscaler shop/web: the VPA admission controller refuses it (admission webhook \"vpa.k8s.io\" denied the request: {errors}): the VPA is not created"
+        )
+    };
+    // An updatePolicy without its updateMode: the VPA's default applies only without the policy.
+    assert_eq!(
+        refused("  updatePolicy: {minReplicas: 2}\n"),
+        (
+            words("spec.updatePolicy.updateMode: Required value: updateMode is required if UpdatePolicy is used"),
+            "write updatePolicy.updateMode (\"Recreate\", \"InPlaceOrRecreate\", \"Initial\" or \"Off\"), or leave updatePolicy out for the default, \"Recreate\"".to_string(),
+            (31, 3)
+        )
+    );
+    // InPlace, behind the alpha InPlace gate; minReplicas must be positive.
+    assert_eq!(
+        refused("  updatePolicy: {updateMode: InPlace, minReplicas: 0}\n"),
+        (
+            words("[spec.updatePolicy.updateMode: Forbidden: in order to use UpdateMode InPlace, you must enable feature gate InPlace in the admission-controller args, spec.updatePolicy.minReplicas: Invalid value: 0: minReplicas has to be positive]"),
+            "enable the InPlace feature gate of the VPA admission controller and updater (--feature-gates=InPlace=true), or write updateMode: \"InPlaceOrRecreate\"".to_string(),
+            (31, 30)
+        )
+    );
+    // A policy without a container name, a maximum below its minimum, a fraction of a byte,
+    // controlledValues on a policy that is off, the PerVPAConfig fields behind their gate.
+    assert_eq!(
+        refused(
+            "  resourcePolicy:\n    containerPolicies:\n    - {mode: \"Off\", controlledValues: RequestsAndLimits, minAllowed: {memory: \"0.5\", cpu: \"2\"}, maxAllowed: {cpu: 500m}, oomBumpUpRatio: 2}\n"
+        ),
+        (
+            words(
+                "[spec.resourcePolicy.containerPolicies[0].containerName: Required value, spec.resourcePolicy.containerPolicies[0].maxAllowed[cpu]: Invalid value: \"500m\": max resource for cpu is lower than min of \"2\", spec.resourcePolicy.containerPolicies[0].minAllowed[memory]: Invalid value: \"500m\": must be a whole number of bytes, spec.resourcePolicy.containerPolicies[0].controlledValues: Forbidden: controlledValues shouldn't be specified if container scaling mode is off, spec.resourcePolicy.containerPolicies[0].oomBumpUpRatio: Forbidden: not supported when feature flag PerVPAConfig is disabled]"
+            ),
+            "name the container the policy is for, or \"*\" for every container".to_string(),
+            (33, 7)
+        )
+    );
+    // A cpu quantity finer than a millicore, startupBoost behind its gate, two recommenders.
+    assert_eq!(
+        refused(
+            "  resourcePolicy:\n    containerPolicies:\n    - {containerName: app, maxAllowed: {cpu: 0.0005}}\n  startupBoost: {cpu: {type: Factor, factor: 2}}\n  recommenders: [{name: a}, {name: b}]\n"
+        ),
+        (
+            words(
+                "[spec.resourcePolicy.containerPolicies[0].maxAllowed[cpu]: Invalid value: \"500u\": must be a whole number of milli CPUs, spec.startupBoost: Forbidden: in order to use startupBoost, you must enable feature gate CPUStartupBoost in the admission-controller args, spec.recommenders: Too many: 2: must have at most 1 items]"
+            ),
+            "write the quantity as a whole number of milli CPUs".to_string(),
+            (33, 46)
+        )
+    );
+    // What it admits: no updatePolicy (the default, Recreate), the deprecated Auto, InPlaceOrRecreate.
+    for spec in [
+        "",
+        "  updatePolicy: {updateMode: Auto}\n",
+        "  updatePolicy: {updateMode: InPlaceOrRecreate, minReplicas: 1}\n",
+    ] {
+        let report = lint(&["--select", "HPA408"], &vpa_set(spec));
+        assert!(said(&report, "HPA408")[0].1.contains(") also sets the cpu requests"), "{spec}: {report}");
+    }
 }
 
 /// HPA408 names the VPA and the workload with their namespace and lists the containers as the
@@ -1893,4 +1966,32 @@ fn vpa_and_sidecar_findings_name_objects_and_lists_as_the_other_rules() {
             "add resources.requests.cpu to sidecar \"proxy\" (a cpu limit alone also sets it)".to_string()
         )]
     );
+}
+
+/// The VPA 1.7 CRD serves `autoscaling.k8s.io/v1` only (`v1beta2` is `served: false`): a VPA
+/// written in another version is never created (`kubectl apply`: no matches for kind), and
+/// HPA408 says so instead of a conflict, in another group too (`autoscaling/v1`, which HPA406
+/// also names).
+#[test]
+fn a_vpa_in_a_version_its_crd_does_not_serve_is_not_created() {
+    let set = vpa_set("  updatePolicy: {updateMode: Recreate}\n");
+    let report = lint(&["--select", "HPA408"], &set.replace("autoscaling.k8s.io/v1\n", "autoscaling.k8s.io/v1beta2\n"));
+    assert_eq!(
+        said(&report, "HPA408"),
+        [(
+            "spec.scaleTargetRef".to_string(),
+            "VerticalPodAutoscaler shop/web: autoscaling.k8s.io/v1beta2 is not served by the VPA's CustomResourceDefinition, which serves autoscaling.k8s.io/v1 only (kubectl: no matches for kind \"VerticalPodAutoscaler\" in version \"autoscaling.k8s.io/v1beta2\"): the VPA is not created".to_string(),
+            "write apiVersion: autoscaling.k8s.io/v1".to_string()
+        )]
+    );
+    assert_eq!(first_related_at(&report), (26, 13), "{report}");
+    let report = lint(&["--select", "HPA408"], &set.replace("autoscaling.k8s.io/v1\n", "autoscaling/v1\n"));
+    assert!(
+        said(&report, "HPA408")[0].1.starts_with(
+            "VerticalPodAutoscaler shop/web: autoscaling/v1 is not served by the VPA's CustomResourceDefinition"
+        ),
+        "{report}"
+    );
+    let report = lint(&["--select", "HPA408"], &set);
+    assert!(said(&report, "HPA408")[0].1.contains("(Recreate) also sets"), "{report}");
 }

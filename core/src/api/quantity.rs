@@ -282,6 +282,25 @@ impl Quantity {
         base * crate::go::pow10(self.exp)
     }
 
+    /// The `bool` of `AsScale(scale)`: whether the value is a whole number of 10^`scale` units,
+    /// so that scaling to it keeps it exact (the VPA admission controller's
+    /// `validateCPUResolution` asks it at `Milli`, -3, and `validateMemoryResolution` at 0).
+    pub fn is_whole_at_scale(&self, scale: i32) -> bool {
+        if self.exp >= scale {
+            return true;
+        }
+        // A wide mantissa's digits have no trailing zero: scaled down, it has a fraction.
+        if self.wide.is_some() {
+            return false;
+        }
+        let shift = i64::from(scale) - i64::from(self.exp);
+        match u32::try_from(shift).ok().and_then(pow10_u128) {
+            Some(p) => self.mantissa.unsigned_abs().is_multiple_of(p),
+            // Past 10^38 only 0 divides evenly.
+            None => self.mantissa == 0,
+        }
+    }
+
     /// `MilliValue()` of 1.38: the value in milli-units, rounded up away from zero, saturating
     /// at `MinInt64`/`MaxInt64` (#141305); [`Quantity::wrapping_milli_value`] for 1.33–1.37.
     pub fn milli_value(&self) -> i64 {
@@ -1167,5 +1186,24 @@ mod tests {
     fn binary_cap_and_small_binary() {
         assert_eq!(canon("100000000000000000000Ei"), "9223372036854775807");
         assert_eq!(canon("0.0001Ki"), "102400u");
+    }
+
+    /// `AsScale`'s exactness, as the VPA admission controller asks it of cpu (milli) and memory
+    /// (units): trailing zeros of the mantissa, binary suffixes and exponents count.
+    #[test]
+    fn whole_at_scale_as_as_scale_says() {
+        let whole = |s: &str, scale: i32| Quantity::parse(s).unwrap().is_whole_at_scale(scale);
+        for (q, milli) in
+            [("100m", true), ("0.0001", false), ("1.5", true), ("0.1m", false), ("2", true), ("1e-3", true)]
+        {
+            assert_eq!(whole(q, -3), milli, "{q} at milli");
+        }
+        for (q, units) in
+            [("0.5", false), ("1.0", true), ("1500m", false), ("2000m", true), ("0.5Ki", true), ("0.3Ki", false)]
+        {
+            assert_eq!(whole(q, 0), units, "{q} at units");
+        }
+        assert!(whole("123456789012345678901234567890123456789012", 0));
+        assert!(!whole("1234567890123456789012345678901234567890.5", 0));
     }
 }

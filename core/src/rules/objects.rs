@@ -445,6 +445,10 @@ pub struct Vpa {
     /// Every value the VPA CRD's schema refuses among the enums the rules read
     /// ([`vpa_schema_refusals`]), in the schema's order: the VPA is never created.
     pub refused: Vec<VpaSchemaRefusal>,
+    /// What the VPA admission controller refuses when the VPA is created
+    /// ([`vpa_admission_refusal`]): it denies the request, so a VPA of a manifest set with
+    /// these errors is never created either.
+    pub admission_refusal: crate::field::ErrorList,
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
@@ -2212,6 +2216,14 @@ fn pdb_spec_value(spec: &Value) -> crate::field::BadValue {
     crate::field::BadValue::Composite { json, go_syntax }
 }
 
+/// The API group of VerticalPodAutoscalers.
+pub const VPA_GROUP: &str = "autoscaling.k8s.io";
+
+/// The one version of [`VPA_GROUP`] the VPA CRD of VPA 1.7 serves
+/// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`: `v1`, served and stored; `v1beta2`
+/// deprecated and `served: false`): a VPA written in another version is not created.
+pub const VPA_VERSION: &str = "v1";
+
 /// The VPA CRD's enum of `spec.updatePolicy.updateMode` (`UpdateMode` of
 /// `autoscaling.k8s.io/v1`, `+kubebuilder:validation:Enum`), in its order: the CRD of VPA 1.7
 /// (`vertical-pod-autoscaler/deploy/vpa-v1-crd-gen.yaml`), which added `InPlace`.
@@ -2249,6 +2261,147 @@ pub fn vpa_schema_refusals(spec: Option<&Value>) -> Vec<VpaSchemaRefusal> {
     out
 }
 
+/// The update modes the VPA admission controller knows (`GetUpdateModes` of VPA 1.7's
+/// `autoscaling.k8s.io/v1`), as `GetUpdateModesList` lists them in a `NotSupported` error:
+/// sorted, without the deprecated `Auto` (which it still accepts).
+const VPA_ADMITTED_UPDATE_MODES: &[&str] = &["InPlace", "InPlaceOrRecreate", "Initial", "Off", "Recreate"];
+
+/// What the VPA admission controller of VPA 1.7 refuses when a VPA is created (`validateVPA`
+/// of `vertical-pod-autoscaler/pkg/admission-controller/resource/vpa/validation.go`, with the
+/// feature gates at their defaults: `InPlace`, `PerVPAConfig` and `CPUStartupBoost` alpha, off),
+/// every error in its order. Its webhook (`vpa.k8s.io`, mutating, `DisallowIncorrectObjects`)
+/// denies such a request, and kube-apiserver then stores nothing.
+///
+/// Only what decodes into the VPA's Go types is judged here: a value of another JSON type fails
+/// the webhook's `json.Unmarshal` before any check (and the CRD's schema too,
+/// [`vpa_schema_refusals`]). A resource map's errors are in its keys' order; Go walks a map in a
+/// random order, so with several resources the webhook's order may differ from one request to
+/// the next. (`targetRef`'s `Required` is never reported: the handler passes an empty old object
+/// on create, so `IsVPACreate` is false.)
+pub fn vpa_admission_refusal(spec: Option<&Value>) -> crate::field::ErrorList {
+    use crate::field::{BadValue, FieldError, Path};
+    let mut errors = Vec::new();
+    let present = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).filter(|v| !v.is_null()).cloned();
+    let gate_off = |gate: &str| format!("not supported when feature flag {gate} is disabled");
+    let boost_off =
+        "in order to use startupBoost, you must enable feature gate CPUStartupBoost in the admission-controller args";
+    let root = Path::new("spec");
+    if let Some(policy) = present(spec, "updatePolicy").filter(Value::is_object) {
+        let at = root.child("updatePolicy");
+        let mode_at = at.child("updateMode");
+        match present(Some(&policy), "updateMode") {
+            None => errors.push(FieldError::required(&mode_at, "updateMode is required if UpdatePolicy is used")),
+            Some(Value::String(mode)) => {
+                if mode != "Auto" && !VPA_ADMITTED_UPDATE_MODES.contains(&mode.as_str()) {
+                    errors.push(FieldError::not_supported(
+                        &mode_at,
+                        BadValue::Named(mode.clone()),
+                        VPA_ADMITTED_UPDATE_MODES,
+                    ));
+                }
+                if mode == "InPlace" {
+                    errors.push(FieldError::forbidden(
+                        &mode_at,
+                        "in order to use UpdateMode InPlace, you must enable feature gate InPlace in the admission-controller args",
+                    ));
+                }
+            }
+            Some(_) => return Vec::new(),
+        }
+        match present(Some(&policy), "minReplicas") {
+            Some(Value::Number(n)) if n.as_i64().is_some_and(|m| m <= 0) => errors.push(FieldError::invalid(
+                &at.child("minReplicas"),
+                BadValue::Int(n.as_i64().unwrap_or_default()),
+                "minReplicas has to be positive",
+            )),
+            _ => {}
+        }
+        if present(Some(&policy), "evictAfterOOMSeconds").is_some() {
+            errors.push(FieldError::forbidden(&at.child("evictAfterOOMSeconds"), gate_off("PerVPAConfig")));
+        }
+    }
+    let policies = present(spec, "resourcePolicy").and_then(|r| r.get("containerPolicies").cloned());
+    let at = root.child("resourcePolicy");
+    let list = at.child("containerPolicies");
+    for (i, policy) in policies.as_ref().and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let at = list.index(i);
+        let name = policy.get("containerName").and_then(Value::as_str).unwrap_or_default();
+        if name.is_empty() {
+            errors.push(FieldError::required(&at.child("containerName"), ""));
+        }
+        let mode = policy.get("mode").and_then(Value::as_str);
+        if let Some(mode) = mode.filter(|m| !VPA_CONTAINER_MODES.contains(m)) {
+            errors.push(FieldError::not_supported(&at.child("mode"), BadValue::Named(mode.into()), &["Auto", "Off"]));
+        }
+        let quantities = |key: &str| -> BTreeMap<String, Quantity> {
+            let map = policy.get(key).and_then(Value::as_object);
+            let parsed = map.into_iter().flatten().filter_map(|(resource, v)| {
+                let q = match v {
+                    Value::String(s) => Quantity::parse(s).ok(),
+                    Value::Number(n) => Quantity::parse(&n.to_string()).ok(),
+                    _ => None,
+                };
+                q.map(|q| (resource.clone(), q))
+            });
+            parsed.collect()
+        };
+        let (min_allowed, max_allowed) = (quantities("minAllowed"), quantities("maxAllowed"));
+        let resolution = |errors: &mut Vec<FieldError>, field: &str, resource: &str, q: &Quantity| {
+            let (scale, what) = match resource {
+                "cpu" => (-3, "milli CPUs"),
+                "memory" => (0, "bytes"),
+                _ => return,
+            };
+            if !q.is_whole_at_scale(scale) {
+                let path = at.child(field);
+                errors.push(FieldError::invalid(
+                    &path.key(resource),
+                    BadValue::Str(q.canonical()),
+                    format!("must be a whole number of {what}"),
+                ));
+            }
+        };
+        for (resource, min) in &min_allowed {
+            resolution(&mut errors, "minAllowed", resource, min);
+            if let Some(max) = max_allowed.get(resource).filter(|max| max.cmp_value(min).is_lt()) {
+                let path = at.child("maxAllowed");
+                errors.push(FieldError::invalid(
+                    &path.key(resource),
+                    BadValue::Str(max.canonical()),
+                    format!("max resource for {resource} is lower than min of \"{}\"", min.canonical()),
+                ));
+            }
+        }
+        for (resource, max) in &max_allowed {
+            resolution(&mut errors, "maxAllowed", resource, max);
+        }
+        if mode == Some("Off") && policy.get("controlledValues").and_then(Value::as_str) == Some("RequestsAndLimits") {
+            errors.push(FieldError::forbidden(
+                &at.child("controlledValues"),
+                "controlledValues shouldn't be specified if container scaling mode is off",
+            ));
+        }
+        for field in
+            ["oomBumpUpRatio", "oomMinBumpUp", "memoryAggregationIntervalSeconds", "memoryAggregationIntervalCount"]
+        {
+            if present(Some(policy), field).is_some() {
+                errors.push(FieldError::forbidden(&at.child(field), gate_off("PerVPAConfig")));
+            }
+        }
+        if present(Some(policy), "startupBoost").is_some() {
+            errors.push(FieldError::forbidden(&at.child("startupBoost"), boost_off));
+        }
+    }
+    if present(spec, "startupBoost").is_some() {
+        errors.push(FieldError::forbidden(&root.child("startupBoost"), boost_off));
+    }
+    let recommenders = present(spec, "recommenders").and_then(|r| r.as_array().map(Vec::len)).unwrap_or_default();
+    if recommenders > 1 {
+        errors.push(FieldError::too_many(&root.child("recommenders"), recommenders, 1));
+    }
+    errors
+}
+
 /// Builds a [`Vpa`] from JSON.
 pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let spec = v.get("spec");
@@ -2280,6 +2433,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         target_name: s(target, "name"),
         update_mode,
         refused: vpa_schema_refusals(spec),
+        admission_refusal: vpa_admission_refusal(spec),
         container_policies,
     }
 }

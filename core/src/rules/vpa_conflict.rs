@@ -1,6 +1,6 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::objects::{TemplateContainer, VPA_CONTAINER_MODES, describe_containers};
+use super::objects::{Source, TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, describe_containers};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
@@ -68,7 +68,33 @@ crate::declare_rule! {
     /// message gives kube-apiserver's words, every error of the VPA (`VerticalPodAutoscaler.
     /// autoscaling.k8s.io "web" is invalid: spec.updatePolicy.updateMode: Unsupported value:
     /// "auto": supported values: "Off", ...`; a boolean fails the type, `Invalid value:
-    /// "boolean": ... must be of type string: "boolean"`, and then the enum).
+    /// "boolean": ... must be of type string: "boolean"`, and then the enum). Where the VPA
+    /// admission controller runs, kube-apiserver calls its webhook before it checks the schema,
+    /// and `kubectl apply` prints the webhook's denial instead (`admission webhook "vpa.k8s.io"
+    /// denied the request: ...`: a mode outside its list is an `Unsupported value`, a value of
+    /// another type fails its JSON decoding, an `Internal error`); the VPA is not created either
+    /// way.
+    ///
+    /// So is a VPA of the checked manifests that the VPA admission controller refuses when it is
+    /// created: its webhook (`vpa.k8s.io`) runs `validateVPA` of VPA 1.7, with the feature gates
+    /// at their defaults, and denies an `updatePolicy` without `updateMode` (the default mode,
+    /// `Recreate`, is for a VPA without `updatePolicy`), `updateMode: InPlace` (behind the alpha
+    /// `InPlace` gate), a `minReplicas` below 1, a container policy without `containerName`, a
+    /// `maxAllowed` below its `minAllowed`, cpu finer than a millicore or memory finer than a
+    /// byte, `controlledValues: RequestsAndLimits` on a policy whose `mode` is `Off`, the
+    /// `PerVPAConfig` fields (`evictAfterOOMSeconds`, `oomBumpUpRatio`, `oomMinBumpUp`,
+    /// `memoryAggregationInterval*`) and `startupBoost` (alpha gates), and more than one
+    /// recommender. The message gives kube-apiserver's words, every error in `validateVPA`'s
+    /// order (`admission webhook "vpa.k8s.io" denied the request: spec.updatePolicy.updateMode:
+    /// Required value: updateMode is required if UpdatePolicy is used`). A VPA read from a
+    /// cluster, or from the webhook's cache, was stored: it is read as the VPA reads it (no
+    /// `updateMode` is `Recreate`), whatever its admission would have said.
+    ///
+    /// The VPA followed is release 1.7: its CRD, which serves `autoscaling.k8s.io/v1` only
+    /// (`v1beta2` is deprecated and not served; `hpa-lint cluster` lists `v1`), and its
+    /// components' defaults. A VPA of the checked manifests written in another API version (the
+    /// former `v1beta2`, or another group: `autoscaling/v1`) is reported as not created
+    /// (`kubectl apply` finds no resource for it).
     ///
     /// ## Why it matters
     ///
@@ -161,8 +187,21 @@ impl Rule for VpaConflict {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
+            // kubectl finds no resource for a group or version the VPA's CRD does not serve.
+            let version = crate::api::GroupVersion::parse_or_empty(&vpa.id.api_version);
+            let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
+            if objects.source() == Source::Manifests && !served {
+                out.push(unserved(vpa));
+                continue;
+            }
             if !vpa.refused.is_empty() {
                 out.push(refused(cx, vpa));
+                continue;
+            }
+            // A VPA read from a cluster was stored: the admission controller let it in, or did
+            // not run. One still to be applied is created only if it admits it.
+            if objects.source() == Source::Manifests && !vpa.admission_refusal.is_empty() {
+                out.push(refused_by_admission(vpa));
                 continue;
             }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods
@@ -242,6 +281,68 @@ impl Rule for VpaConflict {
             }
         }
     }
+}
+
+/// The finding for a VPA of a manifest set written in an API version the VPA's CRD does not
+/// serve (the former `v1beta2`, `v1beta1`, or another group, as `autoscaling/v1`, which HPA406
+/// also names): `kubectl apply` finds no resource for it (its RESTMapper's `NoKindMatchError`)
+/// and creates nothing.
+fn unserved(vpa: &super::objects::Vpa) -> Finding {
+    let message = format!(
+        "{}: {} is not served by the VPA's CustomResourceDefinition, which serves {VPA_GROUP}/{VPA_VERSION} only (kubectl: no matches for kind \"VerticalPodAutoscaler\" in version \"{}\"): the VPA is not created",
+        vpa.id, vpa.id.api_version, vpa.id.api_version
+    );
+    Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
+        .help(format!("write apiVersion: {VPA_GROUP}/{VPA_VERSION}"))
+        .related(Location::Object { id: vpa.id.clone(), path: "apiVersion".into() }, "not served")
+}
+
+/// The finding for a VPA of a manifest set the VPA admission controller refuses
+/// ([`Vpa::admission_refusal`](super::objects::Vpa::admission_refusal)), in kube-apiserver's
+/// words for a webhook's denial (`admission webhook "vpa.k8s.io" denied the request: `, then
+/// the aggregate of the errors `validateVPA` returned): the VPA is never created, so there is
+/// nothing to conflict with. The help is about the first error.
+fn refused_by_admission(vpa: &super::objects::Vpa) -> Finding {
+    let errors = &vpa.admission_refusal;
+    let words =
+        format!("admission webhook \"vpa.k8s.io\" denied the request: {}", crate::field::aggregate_message(errors));
+    let message = format!("{}: the VPA admission controller refuses it ({words}): the VPA is not created", vpa.id);
+    let Some(first) = errors.first() else {
+        return Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message);
+    };
+    let field = first.field.as_str();
+    let help = if field.ends_with(".updateMode") && first.kind == crate::field::ErrorType::Required {
+        "write updatePolicy.updateMode (\"Recreate\", \"InPlaceOrRecreate\", \"Initial\" or \"Off\"), or leave updatePolicy out for the default, \"Recreate\"".to_string()
+    } else if field.ends_with(".updateMode") && first.kind == crate::field::ErrorType::Forbidden {
+        "enable the InPlace feature gate of the VPA admission controller and updater (--feature-gates=InPlace=true), or write updateMode: \"InPlaceOrRecreate\"".to_string()
+    } else if first.detail.contains("PerVPAConfig") {
+        "enable the PerVPAConfig feature gate of the VPA's components (--feature-gates=PerVPAConfig=true), or leave the field out".to_string()
+    } else if first.detail.contains("CPUStartupBoost") {
+        "enable the CPUStartupBoost feature gate of the VPA admission controller and updater (--feature-gates=CPUStartupBoost=true), or leave startupBoost out".to_string()
+    } else if field.ends_with(".containerName") {
+        "name the container the policy is for, or \"*\" for every container".to_string()
+    } else if field.ends_with(".controlledValues") {
+        "leave controlledValues out of a policy whose mode is \"Off\"".to_string()
+    } else if field.ends_with(".minReplicas") {
+        "write minReplicas of 1 or more, or leave it out".to_string()
+    } else if first.detail.starts_with("max resource") {
+        "make maxAllowed at least minAllowed".to_string()
+    } else if let Some(unit) = first.detail.strip_prefix("must be a whole number of ") {
+        format!("write the quantity as a whole number of {unit}")
+    } else if field.ends_with(".recommenders") {
+        "name one recommender".to_string()
+    } else {
+        "correct the field the VPA admission controller names".to_string()
+    };
+    // Where the error is; a required field is missing, so its parent.
+    let at = match first.kind {
+        crate::field::ErrorType::Required => field.rsplit_once('.').map_or(field, |(parent, _)| parent),
+        _ => field,
+    };
+    Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message).help(help).related(
+        Location::Object { id: vpa.id.clone(), path: at.to_string() },
+        "refused by the VPA admission controller",
+    )
 }
 
 /// The finding for a VPA the VPA CRD's structural schema refuses ([`Vpa::refused`]), in

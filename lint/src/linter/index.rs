@@ -55,6 +55,7 @@ const CRD_GROUP: &str = "apiextensions.k8s.io";
 pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
     Some(match id.kind.as_str() {
         "PodDisruptionBudget" => Indexed::Pdb(objects::pdb_from_json(id, &node.to_json())),
+        // Of any group and version: HPA408 says when the VPA's CRD does not serve it.
         "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
         "LimitRange" if id.api_version == "v1" => {
             Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
