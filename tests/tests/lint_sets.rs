@@ -1257,17 +1257,43 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
             "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"
         )
     );
-    // A selector kube-apiserver refuses is never compared with the labels.
+    // A selector kube-apiserver refuses: `ValidateLabelSelector`'s errors, then
+    // `LabelSelectorAsSelector`'s with the selector as each release prints it; the pod template,
+    // never validated then, is neither compared with it nor are its labels checked.
     let refused = WEB_DEPLOYMENT
         .replace("  REPLICAS\n", "")
-        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]");
+        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]")
+        .replace("labels: {app: web}", "labels: {\"bad key!\": x}");
+    let operator = "spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator";
     assert_eq!(
         run(&refused, "1.37", (6, 45)),
         (
             "spec.selector.matchExpressions[0].operator".to_string(),
-            words("spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"),
+            words(&format!(
+                "[{operator}, spec.selector: Invalid value: {{\"matchExpressions\":[{{\"key\":\"app\",\"operator\":\"in\",\"values\":[\"web\"]}}]}}: invalid label selector]"
+            )),
             "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
         )
+    );
+    assert_eq!(
+        run(&refused, "1.33", (6, 45)).1,
+        words(&format!(
+            "[{operator}, spec.selector: Invalid value: v1.LabelSelector{{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{{v1.LabelSelectorRequirement{{Key:\"app\", Operator:\"in\", Values:[]string{{\"web\"}}}}}}}}: invalid label selector]"
+        ))
+    );
+    // `In` without values, beside matchLabels written empty; a StatefulSet's conversion error
+    // has no detail.
+    let no_values = refused.replace("kind: Deployment", "kind: StatefulSet").replace(
+        "matchExpressions: [{key: app, operator: in, values: [web]}]",
+        "matchLabels: {}\n    matchExpressions: [{key: app, operator: In}]",
+    );
+    assert_eq!(
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &no_values, "1.33", (7, 24)).1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: [spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:\"app\", Operator:\"In\", Values:[]string(nil)}}}]), so there is nothing to scale"
+    );
+    assert_eq!(
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &no_values, "1.37", (7, 24)).1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: [spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.selector: Invalid value: {\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\"}]}]), so there is nothing to scale"
     );
     // A selector or template labels kube-apiserver cannot decode (YAML reads `1.0` as a
     // number): the decoder's first error, in the order kubectl sends the keys, before any

@@ -1160,7 +1160,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     let selector = workload_selector(&id, selector_written, &pod_labels);
     let undecodable = workload_decode_refusal(&id, replicas, selector_written, labels).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
-    let selector_error = selector_error(&id, selector_written, selector.is_none());
+    let selector_error = selector_error(&id, selector_written, selector.as_ref());
     let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
         && id.kind != "ReplicationController";
     let template_labels_error =
@@ -1244,19 +1244,30 @@ impl Workload {
                 "must be greater than or equal to 0",
             ));
         }
+        let mut converts = true;
         if gv.group() == "apps"
             && let Some(selector) = &self.selector
         {
-            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+            let refused = crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release);
+            // `LabelSelectorAsSelector` fails on what `ValidateLabelSelector` refuses: the
+            // template is then never validated.
+            converts = refused.is_empty();
+            errors.extend(refused);
         }
         if !rc {
             errors.extend(self.selector_error.as_deref().cloned());
         }
-        errors.extend(self.template_labels_error.as_deref().cloned());
-        // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the internal
-        // `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
-        let labels = spec.child("template");
-        errors.extend(crate::validation::meta::validate_label_map(&self.pod_labels, &labels.child("labels"), release));
+        if converts {
+            errors.extend(self.template_labels_error.as_deref().cloned());
+            // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the
+            // internal `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
+            let labels = spec.child("template");
+            errors.extend(crate::validation::meta::validate_label_map(
+                &self.pod_labels,
+                &labels.child("labels"),
+                release,
+            ));
+        }
         let rendering = crate::field::ValueRendering::of(release);
         for e in &mut errors {
             e.rendering = rendering;
@@ -1390,44 +1401,102 @@ fn template_labels_error(
     Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
 }
 
-/// kube-apiserver's error on a built-in workload's missing or empty selector (`none`: it has no
-/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector` that
-/// nothing defaults: `spec.selector: Required value` when not written (or `null`), and when it
-/// selects nothing written (`{}`, `matchLabels: {}`) `field.Invalid` with the selector (`{}`
-/// from 1.34, 1.33's `%#v` of the dereferenced struct: `v1.LabelSelector{MatchLabels:
-/// map[string]string(nil), ...}`, `{}` for what is written empty) "empty selector is invalid
+/// kube-apiserver's error on a built-in workload's selector: one missing or empty, or for an
+/// `apps` kind one `metav1.LabelSelectorAsSelector` cannot convert. An `apps` kind's
+/// `spec.selector`, a `*metav1.LabelSelector` that nothing defaults: `spec.selector: Required
+/// value` when not written (or `null`), and when it selects nothing written (`{}`, `matchLabels:
+/// {}`) `field.Invalid` with the selector ([`label_selector_value`]) "empty selector is invalid
 /// for deployment" (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`; "for statefulset" in
-/// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
-/// template's labels (`SetDefaults_ReplicationController`); with neither,
-/// `ValidateNonEmptySelector` gives `spec.selector: Required value`.
-fn selector_error<'a>(id: &ObjectId, written: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
-    use crate::field::{BadValue, FieldError, Path};
+/// `ValidateStatefulSetSpec`). A selector `ValidateLabelSelector` refuses (an operator other
+/// than the four, `In` without values, a key or value no label can have) also fails
+/// `LabelSelectorAsSelector` ([`LabelSelector::as_selector_error`]), which these functions report
+/// after `ValidateLabelSelector`'s errors as `field.Invalid` with the selector, "invalid label
+/// selector" (a StatefulSet's with no detail), and then validate no pod template. A
+/// ReplicationController's map selector defaults from its template's labels
+/// (`SetDefaults_ReplicationController`); with neither, `ValidateNonEmptySelector` gives
+/// `spec.selector: Required value`.
+fn selector_error<'a>(
+    id: &ObjectId,
+    written: Option<impl Fields<'a>>,
+    selector: Option<&LabelSelector>,
+) -> Option<crate::field::FieldError> {
+    use crate::field::{FieldError, Path};
     let gv = GroupVersion::parse_or_empty(&id.api_version);
-    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
-    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
-    if super::scalable_group(&id.kind) != Some(gv.group()) || !none || id.api_version == "apps/v1beta1" {
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
     let at = Path::new("spec");
     let at = at.child("selector");
+    let statefulset = id.kind == "StatefulSet";
+    if let Some(selector) = selector {
+        // Whether it converts does not depend on the release, only its words do.
+        let converts =
+            gv.group() != "apps" || selector.as_selector_error(crate::features::KubernetesVersion::LATEST).is_none();
+        let detail = if statefulset { "" } else { "invalid label selector" };
+        if converts {
+            return None;
+        }
+        return Some(FieldError::invalid(&at, label_selector_value(written?), detail));
+    }
+    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
+    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
+    if id.api_version == "apps/v1beta1" {
+        return None;
+    }
     let Some(written) = written.filter(|s| s.json_type() != "null" && id.kind != "ReplicationController") else {
         return Some(FieldError::required(&at, ""));
     };
     if written.json_type() != "object" {
         return None;
     }
-    let empty = |key: &str, kind: &str| {
-        let written = written.field(key).is_some_and(|v| v.json_type() == kind);
-        if written { "{}" } else { "(nil)" }
+    let kind = if statefulset { "statefulset" } else { "deployment" };
+    Some(FieldError::invalid(&at, label_selector_value(written), format!("empty selector is invalid for {kind}")))
+}
+
+/// A written `metav1.LabelSelector` as kube-apiserver prints it as the value of a field error
+/// (`field.Invalid(fldPath.Child("selector"), spec.Selector, ...)`): from 1.34 its JSON
+/// (`encoding/json`, the `omitempty` fields left out: `{}` for an empty one); in 1.33 `%#v` of
+/// the struct the pointer points to, where a field not written (or `null`) is nil and one
+/// written empty is not: `v1.LabelSelector{MatchLabels:map[string]string(nil),
+/// MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"app",
+/// Operator:"Foo", Values:[]string{"web"}}}}`. Of a selector that decodes (its keys, values and
+/// operators strings).
+fn label_selector_value<'a>(written: impl Fields<'a>) -> crate::field::BadValue {
+    let go = crate::go::quote;
+    // `%#v` of a list or a map: nil when not written (or not a list or a map), else its items.
+    let go_list = |ty: &str, items: Option<Vec<String>>| match items {
+        None => format!("{ty}(nil)"),
+        Some(items) => format!("{ty}{{{}}}", items.join(", ")),
     };
-    let go_syntax = format!(
-        "v1.LabelSelector{{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{}}}",
-        empty("matchLabels", "object"),
-        empty("matchExpressions", "array")
-    );
-    let value = BadValue::Composite { json: "{}".into(), go_syntax };
-    let kind = if id.kind == "StatefulSet" { "statefulset" } else { "deployment" };
-    Some(FieldError::invalid(&at, value, format!("empty selector is invalid for {kind}")))
+    let [match_labels, match_expressions] = written.fields(["matchLabels", "matchExpressions"]);
+    let labels = match_labels.filter(|m| m.json_type() == "object").map(|m| {
+        let pairs: BTreeMap<String, String> =
+            m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect();
+        pairs.iter().map(|(k, v)| format!("{}:{}", go(k), go(v))).collect()
+    });
+    let expressions = match_expressions.and_then(Fields::items).map(|items| {
+        items
+            .map(|e| {
+                let [key, operator, values] = e.fields(["key", "operator", "values"]);
+                let s = |v: Option<_>| go(v.and_then(Fields::as_str).unwrap_or_default());
+                let values = values.and_then(Fields::items).map(|vs| vs.map(|v| s(Some(v))).collect());
+                format!(
+                    "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{}}}",
+                    s(key),
+                    s(operator),
+                    go_list("[]string", values)
+                )
+            })
+            .collect()
+    });
+    crate::field::BadValue::Composite {
+        json: crate::go::to_go_json(&selector_from(written)).unwrap_or_default(),
+        go_syntax: format!(
+            "v1.LabelSelector{{MatchLabels:{}, MatchExpressions:{}}}",
+            go_list("map[string]string", labels),
+            go_list("[]v1.LabelSelectorRequirement", expressions)
+        ),
+    }
 }
 
 /// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`

@@ -15,7 +15,10 @@ crate::declare_rule! {
     /// `3000000000`), which decoding refuses, and a negative one, which validation refuses. So is
     /// a built-in target refused for its selector, whether or not it sets `spec.replicas`: one
     /// kube-apiserver refuses (an operator other than `In`, `NotIn`, `Exists` and
-    /// `DoesNotExist`, a key or value no label can have), or one that does not select the
+    /// `DoesNotExist`, `In` without values, a key or value no label can have: each error, then
+    /// `spec.selector: Invalid value: {...}: invalid label selector`, a StatefulSet's without
+    /// the detail, and nothing of the pod template, which kube-apiserver then does not
+    /// validate), or one that does not select the
     /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
     /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
     /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
