@@ -1737,6 +1737,28 @@ fn a_refused_selector_operator_is_printed_as_the_release_prints_it() {
     assert_eq!(refused_spec(spec, "1.33", (35, 45)).1, error("\"i<n\""));
 }
 
+/// A target kube-apiserver refuses is never created and has no pods: HPA410 is the one finding.
+/// HPA201 (no cpu request), HPA202 (no such container), HPA104 (a budget blocking every eviction)
+/// and HPA408 (a VPA sizing it) all fire on the same set once the selector is taken, and none
+/// of them before; a VPA refused itself is still said.
+#[test]
+fn a_refused_target_is_one_hpa410_and_nothing_of_its_pods() {
+    let set = |selector: &str, vpa_mode: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n  - type: ContainerResource\n    containerResource: {{name: memory, container: nope, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  minAvailable: 2\n  selector: {{matchLabels: {{app: web}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {vpa_mode}}}\n",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", selector)
+        )
+    };
+    let rules = |report: &Value| -> Vec<String> { positions(report).into_iter().map(|(_, _, rule)| rule).collect() };
+    let taken = lint(&[], &set("matchLabels: {app: web}", "Recreate"));
+    assert_eq!(rules(&taken), ["HPA104", "HPA408", "HPA201", "HPA408", "HPA202"], "{taken}");
+    let refused = lint(&[], &set("matchExpressions: [{key: app, operator: Foo, values: [web]}]", "Recreate"));
+    assert_eq!(positions(&refused), [(6, 45, "HPA410".to_string())], "{refused}");
+    // The VPA's own refusal is another problem, said on the HPA as before.
+    let vpa_refused = lint(&[], &set("matchExpressions: [{key: app, operator: Foo, values: [web]}]", "auto"));
+    assert_eq!(rules(&vpa_refused), ["HPA410", "HPA408"], "{vpa_refused}");
+}
+
 /// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
 /// spec goes on with `spec` (after its `targetRef`).
 fn vpa_set(spec: &str) -> String {

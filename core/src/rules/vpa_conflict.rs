@@ -70,6 +70,9 @@ crate::declare_rule! {
     /// "auto": supported values: "Off", ...`; a boolean fails the type, `Invalid value:
     /// "boolean": ... must be of type string: "boolean"`, and then the enum).
     ///
+    /// A target kube-apiserver refuses (HPA410) is never created: the VPA sizes no pod of it
+    /// (HPA410 is the one finding); a VPA refused itself is still said.
+    ///
     /// ## Why it matters
     ///
     /// The HPA targets a utilization, a ratio of usage to requests; the VPA changes the requests.
@@ -157,12 +160,18 @@ impl Rule for VpaConflict {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
+        // A target kube-apiserver refuses has no pods for the VPA to size (HPA410 says why); a
+        // VPA refused itself is still said.
+        let target_refused = cx.target_refusal().is_some();
         for vpa in objects.vpas(cx.namespace()) {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
             }
             if !vpa.refused.is_empty() {
                 out.push(refused(cx, vpa));
+                continue;
+            }
+            if target_refused {
                 continue;
             }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods

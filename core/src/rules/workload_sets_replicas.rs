@@ -31,6 +31,10 @@ crate::declare_rule! {
     /// too; a ReplicationController's defaults from its template's labels. So are template
     /// labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
     /// label must be ...`, reported where they are written, `spec.template.metadata.labels`).
+    /// Such a target is never created, so it has no pods: the rules about them (HPA104, HPA201,
+    /// HPA202, HPA407's shared pods, HPA408) say nothing of it, and this error is the one finding.
+    /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
+    /// never said to be refused.
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -160,7 +164,7 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
-        if let Some((field, error)) = w.refusal(cx.settings.gates().version()) {
+        if let Some((field, error)) = cx.target_refusal() {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
             // it refuses or that does not select the pod template): it is never created.
             let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
