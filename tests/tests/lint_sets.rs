@@ -1737,6 +1737,105 @@ fn a_refused_selector_operator_is_printed_as_the_release_prints_it() {
     assert_eq!(refused_spec(spec, "1.33", (35, 45)).1, error("\"i<n\""));
 }
 
+/// HPA410 on what else `ValidateDeployment` and its kin refuse of what the linter reads: the
+/// workload's name (`ValidateObjectMeta`, first: a DNS subdomain, a StatefulSet's a DNS label),
+/// then in the pod template its labels, its annotation keys and its containers (none:
+/// `ValidatePodSpec`'s Required value; a StatefulSet's pod spec is not validated), and a
+/// ReplicationController without a template (`spec.template: Required value`, a pointer there).
+#[test]
+fn a_target_refused_for_its_name_or_template_is_an_error_in_kube_apiserver_words() {
+    let hpa = |target: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{{target}}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let run = |workload: &str, target: &str, release: &str, at: (u64, u64)| {
+        let report =
+            lint(&["--select", "HPA410", "--kubernetes-version", release], &(workload.to_string() + &hpa(target)));
+        assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let label_key = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    let deployment = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("name: web, namespace", "name: Web, namespace")
+        .replace(
+            "      labels: {app: web}\n",
+            "      labels: {app: web}\n      annotations: {\"bad key!\": x, example.com/fine: y}\n",
+        )
+        .replace(
+            "      containers:\n      - name: app\n        image: ghcr.io/example/web:1.4.2\n        resources: {}\n",
+            "      containers: []\n",
+        );
+    assert_eq!(
+        run(&deployment, "apiVersion: apps/v1, kind: Deployment, name: Web", "1.37", (3, 18)),
+        (
+            "metadata.name".to_string(),
+            format!("kube-apiserver rejects Deployment shop/Web (Deployment.apps \"Web\" is invalid: [metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.template.annotations: Invalid value: \"bad key!\": {label_key}, spec.template.spec.containers: Required value]), so there is nothing to scale"),
+            "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)".to_string()
+        )
+    );
+    // Named as kube-apiserver takes it: the annotations first, where they are written.
+    let named = deployment.replace("name: Web, namespace", "name: web, namespace");
+    let (field, message, help) = run(&named, "apiVersion: apps/v1, kind: Deployment, name: web", "1.37", (10, 7));
+    assert_eq!(field, "spec.template.metadata.annotations");
+    assert_eq!(
+        message,
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: [spec.template.annotations: Invalid value: \"bad key!\": {label_key}, spec.template.spec.containers: Required value]), so there is nothing to scale"
+        )
+    );
+    assert!(help.starts_with("write the pod template's annotation keys as kube-apiserver takes them"), "{help}");
+    let annotated = named.replace("      containers: []\n", "      containers: [{name: app, image: nginx}]\n");
+    let containerless = named.replace("      annotations: {\"bad key!\": x, example.com/fine: y}\n", "");
+    assert_eq!(
+        run(&containerless, "apiVersion: apps/v1, kind: Deployment, name: web", "1.37", (11, 7)),
+        (
+            "spec.template.spec.containers".to_string(),
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: spec.template.spec.containers: Required value), so there is nothing to scale".to_string(),
+            "give the pod template at least one container (spec.template.spec.containers)".to_string()
+        )
+    );
+    // A StatefulSet's name is a DNS label; its pod spec is not validated (no containers: taken).
+    let statefulset = containerless
+        .replace("kind: Deployment", "kind: StatefulSet")
+        .replace("name: web, namespace", "name: web.db, namespace");
+    assert_eq!(
+        run(&statefulset, "apiVersion: apps/v1, kind: StatefulSet, name: web.db", "1.33", (3, 18)).1,
+        "kube-apiserver rejects StatefulSet shop/web.db (StatefulSet.apps \"web.db\" is invalid: metadata.name: Invalid value: \"web.db\": must not contain dots), so there is nothing to scale"
+    );
+    let report = lint(
+        &["--select", "HPA410"],
+        &(statefulset.replace("web.db", "web") + &hpa("apiVersion: apps/v1, kind: StatefulSet, name: web")),
+    );
+    assert_eq!(positions(&report), []);
+    let report = lint(
+        &["--select", "HPA410"],
+        &(annotated.replace("\"bad key!\"", "bad-key") + &hpa("apiVersion: apps/v1, kind: Deployment, name: web")),
+    );
+    assert_eq!(positions(&report), []);
+    // A ReplicationController without a template: its selector has nothing to default from.
+    let rc = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web, namespace: shop}\nspec:\n  minReadySeconds: 5\n";
+    assert_eq!(
+        run(rc, "apiVersion: v1, kind: ReplicationController, name: web", "1.37", (4, 1)),
+        (
+            "spec.selector".to_string(),
+            "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.template: Required value]), so there is nothing to scale".to_string(),
+            "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)".to_string()
+        )
+    );
+    let rc = rc.replace("  minReadySeconds: 5\n", "  selector: {app: web}\n");
+    assert_eq!(
+        run(&rc, "apiVersion: v1, kind: ReplicationController, name: web", "1.37", (4, 1)),
+        (
+            "spec.template".to_string(),
+            "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: spec.template: Required value), so there is nothing to scale".to_string(),
+            "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers".to_string()
+        )
+    );
+}
+
 /// A target kube-apiserver refuses is never created and has no pods: HPA410 is the one finding.
 /// HPA201 (no cpu request), HPA202 (no such container), HPA104 (a budget blocking every eviction)
 /// and HPA408 (a VPA sizing it) all fire on the same set once the selector is taken, and none

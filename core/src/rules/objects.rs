@@ -279,6 +279,10 @@ pub struct Workload {
     /// kube-apiserver's error on a built-in workload without a selector, or with an empty one
     /// (`selector_error`). (Boxed, as [`Workload::template_labels_error`].)
     pub selector_error: Option<Box<crate::field::FieldError>>,
+    /// What else kube-apiserver's validation refuses in a built-in workload's pod template, of
+    /// what the decoder reads ([`TemplateRefusal`]); `None` when nothing. (Boxed, as
+    /// [`Workload::template_labels_error`].)
+    pub template_refusal: Option<Box<TemplateRefusal>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -306,6 +310,60 @@ pub struct Workload {
     pub workload_ref: Option<Box<WorkloadRef>>,
     /// The selector of its pods (`workload_selector`), when it has one.
     pub selector: Option<LabelSelector>,
+}
+
+/// What kube-apiserver's validation of a built-in workload (Deployment, StatefulSet, ReplicaSet
+/// of `apps`, ReplicationController of the core group) refuses in its pod template besides its
+/// labels ([`Workload::refusal`] gives the errors): the part of `ValidatePodTemplateSpec` the
+/// decoder reads. The rest of the pod spec (a container's name, image, ports, volumes, ...) is
+/// not checked.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TemplateRefusal {
+    /// A ReplicationController without `spec.template` (a pointer there, where an `apps`
+    /// kind's is a value): `ValidatePodTemplateSpecForRC`'s `spec.template: Required value`,
+    /// and nothing else of the template.
+    pub missing: bool,
+    /// The template's annotation keys `ValidateAnnotations` refuses (a key is a qualified
+    /// name, compared lowercased), in key order.
+    pub annotation_keys: Vec<String>,
+    /// The template's annotations exceed `TotalAnnotationSizeLimitB` (256 KiB, keys and values).
+    pub annotations_too_long: bool,
+    /// No container: `ValidatePodSpec`'s `spec.template.spec.containers: Required value`
+    /// (not a StatefulSet's: `ValidatePodTemplateSpecForStatefulSet` validates no pod spec).
+    pub no_containers: bool,
+}
+
+/// [`TemplateRefusal`] of a built-in workload's template as written (`template`; its
+/// `annotations` and `containers`); `None` for another kind, or when nothing is refused.
+fn template_refusal<'a, F: Fields<'a>>(
+    id: &ObjectId,
+    template: Option<F>,
+    annotations: Option<F>,
+    containers: Option<F>,
+) -> Option<TemplateRefusal> {
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
+        return None;
+    }
+    let template = template.filter(|t| t.json_type() != "null");
+    let mut refusal = TemplateRefusal::default();
+    if template.is_none() && id.kind == "ReplicationController" {
+        refusal.missing = true;
+        return Some(refusal);
+    }
+    let latest = crate::features::KubernetesVersion::LATEST;
+    let mut size = 0;
+    for (key, value) in annotations.into_iter().flat_map(Fields::entries) {
+        size += key.len() + value.as_str().map_or(0, str::len);
+        if !crate::validation::names::qualified_name(&key.to_lowercase(), latest).is_empty() {
+            refusal.annotation_keys.push(key.into_owned());
+        }
+    }
+    refusal.annotation_keys.sort();
+    refusal.annotations_too_long = size > crate::validation::meta::TOTAL_ANNOTATION_SIZE_LIMIT;
+    refusal.no_containers =
+        id.kind != "StatefulSet" && containers.and_then(Fields::items).is_none_or(|mut c| c.next().is_none());
+    (refusal != TemplateRefusal::default()).then_some(refusal)
 }
 
 /// Reads a `metav1.LabelSelector` from JSON, leniently (a value of the wrong type is empty):
@@ -1166,6 +1224,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     let template_labels_error =
         template_labels_error(&id, selector.as_ref(), nothing, &pod_labels, labels_written).map(Box::new);
     let selector_error = selector_error.map(Box::new);
+    let template_refusal = template_refusal(&id, template, annotations, container_list).map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1179,6 +1238,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         undecodable,
         template_labels_error,
         selector_error,
+        template_refusal,
         selector,
         pod_labels,
         containers,
@@ -1219,8 +1279,12 @@ impl Workload {
     /// (`ValidateLabelSelector`, label values checked), a missing or empty selector
     /// (`selector_error`, before the count for a ReplicationController), its template's labels that the selector
     /// does not select ([`Workload::template_labels_error`]), its template's labels that are no
-    /// valid labels (`ValidateLabels` on `spec.template.labels`). `None` when none of these is
-    /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
+    /// valid labels (`ValidateLabels` on `spec.template.labels`), then the rest of
+    /// [`Workload::template_refusal`] (an RC's missing template, the template's annotations, no
+    /// container); the template only when the selector converts. Before all of them the
+    /// workload's name (`ValidateObjectMeta`: a DNS subdomain, a StatefulSet's a DNS label).
+    /// `None` when none of these is refused (what else kube-apiserver validates, the rest of
+    /// the pod template and of the metadata, is not checked).
     pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
         use crate::field::{BadValue, FieldError, Path};
         if let Some(u) = &self.undecodable {
@@ -1231,7 +1295,21 @@ impl Workload {
             return None;
         }
         let spec = Path::new("spec");
+        // `ValidateObjectMeta` first, of the name as written (a `generateName` object's name is
+        // made with a random suffix before validation: not checked). A StatefulSet's is a DNS
+        // label (its pods' hostnames are made from it), the others' a DNS subdomain.
         let mut errors = Vec::new();
+        let name = self.id.written_name();
+        if !name.is_empty() {
+            let metadata = Path::new("metadata");
+            let messages = if self.id.kind == "StatefulSet" {
+                crate::validation::names::name_is_dns_label(name, false)
+            } else {
+                crate::validation::names::name_is_dns_subdomain(name, false)
+            };
+            let at = metadata.child("name");
+            errors.extend(messages.into_iter().map(|m| FieldError::invalid(&at, BadValue::Str(name.to_string()), m)));
+        }
         // `ValidateReplicationControllerSpec` checks the selector before the count.
         let rc = self.id.kind == "ReplicationController";
         if rc {
@@ -1257,16 +1335,32 @@ impl Workload {
         if !rc {
             errors.extend(self.selector_error.as_deref().cloned());
         }
-        if converts {
+        let template = spec.child("template");
+        let refusal = self.template_refusal.as_deref();
+        if refusal.is_some_and(|r| r.missing) {
+            errors.push(FieldError::required(&template, ""));
+        } else if converts {
             errors.extend(self.template_labels_error.as_deref().cloned());
             // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the
-            // internal `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
-            let labels = spec.child("template");
+            // internal `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or
+            // value; then the annotations, then the pod spec (its containers).
             errors.extend(crate::validation::meta::validate_label_map(
                 &self.pod_labels,
-                &labels.child("labels"),
+                &template.child("labels"),
                 release,
             ));
+            if let Some(r) = refusal {
+                errors.extend(crate::validation::meta::validate_annotation_keys(
+                    r.annotation_keys.iter().map(String::as_str),
+                    r.annotations_too_long,
+                    &template.child("annotations"),
+                    release,
+                ));
+                if r.no_containers {
+                    let pod = template.child("spec");
+                    errors.push(FieldError::required(&pod.child("containers"), ""));
+                }
+            }
         }
         let rendering = crate::field::ValueRendering::of(release);
         for e in &mut errors {
