@@ -1312,13 +1312,22 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         (
             "spec.selector.matchLabels".to_string(),
             decoded("number into Go struct field LabelSelector.spec.selector.matchLabels of type string"),
-            "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+            "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")".to_string()
         )
     );
     let fixed = number.replace("version: 1.0", "version: \"1.0\"");
     assert_eq!(
         run(&fixed, "1.37", (9, 7)).1,
         decoded("bool into Go struct field ObjectMeta.spec.template.metadata.labels of type string")
+    );
+    // The template's annotations before its labels (kubectl sends `annotations` first).
+    let annotated = fixed.replace(
+        "      labels: {app: web, version: true}\n",
+        "      annotations: {replicas: 3}\n      labels: {app: web, version: true}\n",
+    );
+    assert_eq!(
+        run(&annotated, "1.37", (9, 7)).1,
+        decoded("number into Go struct field ObjectMeta.spec.template.metadata.annotations of type string")
     );
     // A count that does not decode comes first; a list where the selector's map goes.
     let list =
@@ -1762,7 +1771,7 @@ fn a_target_refused_for_its_name_or_template_is_an_error_in_kube_apiserver_words
         .replace("name: web, namespace", "name: Web, namespace")
         .replace(
             "      labels: {app: web}\n",
-            "      labels: {app: web}\n      annotations: {\"bad key!\": x, example.com/fine: y}\n",
+            "      labels: {app: web}\n      annotations: {\"bad key!\": x, example.com/fine: ok}\n",
         )
         .replace(
             "      containers:\n      - name: app\n        image: ghcr.io/example/web:1.4.2\n        resources: {}\n",
@@ -1788,7 +1797,7 @@ fn a_target_refused_for_its_name_or_template_is_an_error_in_kube_apiserver_words
     );
     assert!(help.starts_with("write the pod template's annotation keys as kube-apiserver takes them"), "{help}");
     let annotated = named.replace("      containers: []\n", "      containers: [{name: app, image: nginx}]\n");
-    let containerless = named.replace("      annotations: {\"bad key!\": x, example.com/fine: y}\n", "");
+    let containerless = named.replace("      annotations: {\"bad key!\": x, example.com/fine: ok}\n", "");
     assert_eq!(
         run(&containerless, "apiVersion: apps/v1, kind: Deployment, name: web", "1.37", (11, 7)),
         (

@@ -1216,7 +1216,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector_written = selector;
     let selector = workload_selector(&id, selector_written, &pod_labels);
-    let undecodable = workload_decode_refusal(&id, replicas, selector_written, labels).map(Box::new);
+    let undecodable = workload_decode_refusal(&id, replicas, selector_written, [annotations, labels]).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
     let selector_error = selector_error(&id, selector_written, selector.as_ref());
     let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
@@ -1415,17 +1415,17 @@ fn replicas_error_of<'a>(id: &ObjectId, replicas: Option<impl Fields<'a>>) -> Op
 /// `sigs.k8s.io/json` keeps while it goes on and reports the first of, in the order kubectl
 /// sends the keys (sorted): `spec.replicas` ([`replicas_error`]), `spec.selector` (a
 /// `*metav1.LabelSelector`, or an RC's `map[string]string`: `matchLabels: {version: 1.0}` is a
-/// number where a label value is a string), then the pod template's `metadata.labels`. The
-/// serializer wraps it (`Deployment in version "v1" cannot be handled as a Deployment: json:
-/// cannot unmarshal number into Go struct field LabelSelector.spec.selector.matchLabels of type
-/// string`). `None` for any other kind, or when these decode. Of the fields as written, read
-/// with the workload's others ([`workload_from`]): `replicas`, `selector` and the template's
-/// `labels`.
+/// number where a label value is a string), then the pod template's `metadata.annotations` and
+/// `metadata.labels` (`annotations: {replicas: 3}`). The serializer wraps it (`Deployment in
+/// version "v1" cannot be handled as a Deployment: json: cannot unmarshal number into Go struct
+/// field LabelSelector.spec.selector.matchLabels of type string`). `None` for any other kind,
+/// or when these decode. Of the fields as written, read with the workload's others
+/// ([`workload_from`]): `replicas`, `selector` and the template's `annotations` and `labels`.
 pub fn workload_decode_refusal<'a, F: Fields<'a>>(
     id: &ObjectId,
     replicas: Option<F>,
     selector: Option<F>,
-    labels: Option<F>,
+    [annotations, labels]: [Option<F>; 2],
 ) -> Option<DecodeRefusal> {
     if let Some(message) = replicas_error_of(id, replicas) {
         return Some(DecodeRefusal { field: "spec.replicas".to_string(), message });
@@ -1442,8 +1442,10 @@ pub fn workload_decode_refusal<'a, F: Fields<'a>>(
             selector_type_error(s, "spec.selector", &holder)
         }
     });
-    let labels = || string_map_type_error(labels?, "spec.template.metadata.labels".to_string(), "ObjectMeta");
-    let (field, go_struct, value, go_type) = selector.or_else(labels)?;
+    let metadata =
+        |map: Option<F>, key: &str| string_map_type_error(map?, format!("spec.template.metadata.{key}"), "ObjectMeta");
+    let template = || metadata(annotations, "annotations").or_else(|| metadata(labels, "labels"));
+    let (field, go_struct, value, go_type) = selector.or_else(template)?;
     let message = cannot_be_handled(id, go_struct, &field, value, go_type);
     Some(DecodeRefusal { field, message })
 }

@@ -18,13 +18,13 @@ crate::declare_rule! {
     /// `DoesNotExist`, `In` without values, a key or value no label can have: each error, then
     /// `spec.selector: Invalid value: {...}: invalid label selector`, a StatefulSet's without
     /// the detail, and nothing of the pod template, which kube-apiserver then does not
-    /// validate), or one that does not select the
-    /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
-    /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
-    /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
-    /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
-    /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
-    /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
+    /// validate), or one that does not select the workload's own pod template
+    /// (`spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match
+    /// template `labels``): the error gives every error of these kube-apiserver reports, in its
+    /// order (the count, the selector, the labels), and points at the first. A selector,
+    /// template labels or annotations kube-apiserver cannot decode, a key or value that is no
+    /// string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is refused before
+    /// any of these, with the decoder's first error (`json: cannot unmarshal
     /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). A
     /// missing selector (`spec.selector: Required value`, and an `apps` kind's template then
     /// does not match) or an empty one (`empty selector is invalid for deployment`) is refused
@@ -176,7 +176,7 @@ impl Rule for WorkloadSetsReplicas {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
             // it refuses or that does not select the pod template): it is never created.
             let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
-                "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")"
+                "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
             } else if field == "spec.selector" {
                 "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
             } else if field.starts_with("spec.selector") {
