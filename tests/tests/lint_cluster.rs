@@ -144,6 +144,25 @@ fn hpa410_asks_who_set_the_replicas() {
     assert_eq!(located(&run.json(), "HPA410"), ["shop/web Deployment spec.replicas"], "{}", run.stdout);
 }
 
+/// A live workload was admitted: HPA410 never says kube-apiserver refuses it, whatever the model
+/// of its validation says (here a selector operator it refuses, stored as a cluster validating
+/// otherwise would hold it), and the rules about its pods still run (HPA201), as they do on
+/// every live target.
+#[test]
+fn a_live_workload_is_never_said_to_be_refused() {
+    let l = live();
+    let objects = fixtures::in_namespace(fixtures::cluster_fixture("requests-missing"), "shop");
+    let mut objects: Vec<Value> =
+        objects.into_iter().filter(|o| o["kind"] != "Deployment" || o["metadata"]["name"] == "web").collect();
+    for o in objects.iter_mut().filter(|o| o["kind"] == "Deployment") {
+        o["spec"]["selector"] = json!({"matchExpressions": [{"key": "app", "operator": "Foo", "values": ["web"]}]});
+    }
+    l.server.apply(&objects);
+    let report = l.lint(&["-n", "shop", "-o", "json"]).json();
+    assert!(located(&report, "HPA410").is_empty(), "{report:#}");
+    assert!(!located(&report, "HPA201").is_empty(), "{report:#}");
+}
+
 /// A workload created by an `Update`-operation manager (Helm, `kubectl create`, client-side
 /// `kubectl apply`) without `spec.replicas` owns the defaulted 1 (kube-apiserver's create handler
 /// records ownership of the defaulted object): not a user's replicas. Helm's lifecycle, step by

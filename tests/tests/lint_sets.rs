@@ -1269,17 +1269,43 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
             "[spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`]"
         )
     );
-    // A selector kube-apiserver refuses is never compared with the labels.
+    // A selector kube-apiserver refuses: `ValidateLabelSelector`'s errors, then
+    // `LabelSelectorAsSelector`'s with the selector as each release prints it; the pod template,
+    // never validated then, is neither compared with it nor are its labels checked.
     let refused = WEB_DEPLOYMENT
         .replace("  REPLICAS\n", "")
-        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]");
+        .replace("matchLabels: {app: web}", "matchExpressions: [{key: app, operator: in, values: [web]}]")
+        .replace("labels: {app: web}", "labels: {\"bad key!\": x}");
+    let operator = "spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator";
     assert_eq!(
         run(&refused, "1.37", (6, 45)),
         (
             "spec.selector.matchExpressions[0].operator".to_string(),
-            words("spec.selector.matchExpressions[0].operator: Invalid value: \"in\": not a valid selector operator"),
+            words(&format!(
+                "[{operator}, spec.selector: Invalid value: {{\"matchExpressions\":[{{\"key\":\"app\",\"operator\":\"in\",\"values\":[\"web\"]}}]}}: invalid label selector]"
+            )),
             "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels".to_string()
         )
+    );
+    assert_eq!(
+        run(&refused, "1.33", (6, 45)).1,
+        words(&format!(
+            "[{operator}, spec.selector: Invalid value: v1.LabelSelector{{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{{v1.LabelSelectorRequirement{{Key:\"app\", Operator:\"in\", Values:[]string{{\"web\"}}}}}}}}: invalid label selector]"
+        ))
+    );
+    // `In` without values, beside matchLabels written empty; a StatefulSet's conversion error
+    // has no detail.
+    let no_values = refused.replace("kind: Deployment", "kind: StatefulSet").replace(
+        "matchExpressions: [{key: app, operator: in, values: [web]}]",
+        "matchLabels: {}\n    matchExpressions: [{key: app, operator: In}]",
+    );
+    assert_eq!(
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &no_values, "1.33", (7, 24)).1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: [spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:\"app\", Operator:\"In\", Values:[]string(nil)}}}]), so there is nothing to scale"
+    );
+    assert_eq!(
+        run_kind("apiVersion: apps/v1, kind: StatefulSet", &no_values, "1.37", (7, 24)).1,
+        "kube-apiserver rejects StatefulSet shop/web (StatefulSet.apps \"web\" is invalid: [spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.selector: Invalid value: {\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"In\"}]}]), so there is nothing to scale"
     );
     // A selector or template labels kube-apiserver cannot decode (YAML reads `1.0` as a
     // number): the decoder's first error, in the order kubectl sends the keys, before any
@@ -1298,13 +1324,22 @@ fn a_target_refused_for_its_selector_is_an_error_in_kube_apiserver_words() {
         (
             "spec.selector.matchLabels".to_string(),
             decoded("number into Go struct field LabelSelector.spec.selector.matchLabels of type string"),
-            "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")".to_string()
+            "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")".to_string()
         )
     );
     let fixed = number.replace("version: 1.0", "version: \"1.0\"");
     assert_eq!(
         run(&fixed, "1.37", (9, 7)).1,
         decoded("bool into Go struct field ObjectMeta.spec.template.metadata.labels of type string")
+    );
+    // The template's annotations before its labels (kubectl sends `annotations` first).
+    let annotated = fixed.replace(
+        "      labels: {app: web, version: true}\n",
+        "      annotations: {replicas: 3}\n      labels: {app: web, version: true}\n",
+    );
+    assert_eq!(
+        run(&annotated, "1.37", (9, 7)).1,
+        decoded("number into Go struct field ObjectMeta.spec.template.metadata.annotations of type string")
     );
     // A count that does not decode comes first; a list where the selector's map goes.
     let list =
@@ -1721,6 +1756,127 @@ fn a_refused_selector_operator_is_printed_as_the_release_prints_it() {
     assert_eq!(refused_spec(spec, "1.37", (35, 45)).1, error("\"i\\u003cn\""));
     assert_eq!(refused_spec(spec, "1.34", (35, 45)).1, error("\"i\\u003cn\""));
     assert_eq!(refused_spec(spec, "1.33", (35, 45)).1, error("\"i<n\""));
+}
+
+/// HPA410 on what else `ValidateDeployment` and its kin refuse of what the linter reads: the
+/// workload's name (`ValidateObjectMeta`, first: a DNS subdomain, a StatefulSet's a DNS label),
+/// then in the pod template its labels, its annotation keys and its containers (none:
+/// `ValidatePodSpec`'s Required value; a StatefulSet's pod spec is not validated), and a
+/// ReplicationController without a template (`spec.template: Required value`, a pointer there).
+#[test]
+fn a_target_refused_for_its_name_or_template_is_an_error_in_kube_apiserver_words() {
+    let hpa = |target: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{{target}}}\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n"
+        )
+    };
+    let run = |workload: &str, target: &str, release: &str, at: (u64, u64)| {
+        let report =
+            lint(&["--select", "HPA410", "--kubernetes-version", release], &(workload.to_string() + &hpa(target)));
+        assert_eq!(positions(&report), [(at.0, at.1, "HPA410".to_string())], "{report}");
+        assert_eq!(report["diagnostics"][0]["severity"], "error");
+        said(&report, "HPA410").remove(0)
+    };
+    let label_key = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    let deployment = WEB_DEPLOYMENT
+        .replace("  REPLICAS\n", "")
+        .replace("name: web, namespace", "name: Web, namespace")
+        .replace(
+            "      labels: {app: web}\n",
+            "      labels: {app: web}\n      annotations: {\"bad key!\": x, example.com/fine: ok}\n",
+        )
+        .replace(
+            "      containers:\n      - name: app\n        image: ghcr.io/example/web:1.4.2\n        resources: {}\n",
+            "      containers: []\n",
+        );
+    assert_eq!(
+        run(&deployment, "apiVersion: apps/v1, kind: Deployment, name: Web", "1.37", (3, 18)),
+        (
+            "metadata.name".to_string(),
+            format!("kube-apiserver rejects Deployment shop/Web (Deployment.apps \"Web\" is invalid: [metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.template.annotations: Invalid value: \"bad key!\": {label_key}, spec.template.spec.containers: Required value]), so there is nothing to scale"),
+            "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)".to_string()
+        )
+    );
+    // Named as kube-apiserver takes it: the annotations first, where they are written.
+    let named = deployment.replace("name: Web, namespace", "name: web, namespace");
+    let (field, message, help) = run(&named, "apiVersion: apps/v1, kind: Deployment, name: web", "1.37", (10, 7));
+    assert_eq!(field, "spec.template.metadata.annotations");
+    assert_eq!(
+        message,
+        format!(
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: [spec.template.annotations: Invalid value: \"bad key!\": {label_key}, spec.template.spec.containers: Required value]), so there is nothing to scale"
+        )
+    );
+    assert!(help.starts_with("write the pod template's annotation keys as kube-apiserver takes them"), "{help}");
+    let annotated = named.replace("      containers: []\n", "      containers: [{name: app, image: nginx}]\n");
+    let containerless = named.replace("      annotations: {\"bad key!\": x, example.com/fine: ok}\n", "");
+    assert_eq!(
+        run(&containerless, "apiVersion: apps/v1, kind: Deployment, name: web", "1.37", (11, 7)),
+        (
+            "spec.template.spec.containers".to_string(),
+            "kube-apiserver rejects Deployment shop/web (Deployment.apps \"web\" is invalid: spec.template.spec.containers: Required value), so there is nothing to scale".to_string(),
+            "give the pod template at least one container (spec.template.spec.containers)".to_string()
+        )
+    );
+    // A StatefulSet's name is a DNS label; its pod spec is not validated (no containers: taken).
+    let statefulset = containerless
+        .replace("kind: Deployment", "kind: StatefulSet")
+        .replace("name: web, namespace", "name: web.db, namespace");
+    assert_eq!(
+        run(&statefulset, "apiVersion: apps/v1, kind: StatefulSet, name: web.db", "1.33", (3, 18)).1,
+        "kube-apiserver rejects StatefulSet shop/web.db (StatefulSet.apps \"web.db\" is invalid: metadata.name: Invalid value: \"web.db\": must not contain dots), so there is nothing to scale"
+    );
+    let report = lint(
+        &["--select", "HPA410"],
+        &(statefulset.replace("web.db", "web") + &hpa("apiVersion: apps/v1, kind: StatefulSet, name: web")),
+    );
+    assert_eq!(positions(&report), []);
+    let report = lint(
+        &["--select", "HPA410"],
+        &(annotated.replace("\"bad key!\"", "bad-key") + &hpa("apiVersion: apps/v1, kind: Deployment, name: web")),
+    );
+    assert_eq!(positions(&report), []);
+    // A ReplicationController without a template: its selector has nothing to default from.
+    let rc = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web, namespace: shop}\nspec:\n  minReadySeconds: 5\n";
+    assert_eq!(
+        run(rc, "apiVersion: v1, kind: ReplicationController, name: web", "1.37", (4, 1)),
+        (
+            "spec.selector".to_string(),
+            "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: [spec.selector: Required value, spec.template: Required value]), so there is nothing to scale".to_string(),
+            "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)".to_string()
+        )
+    );
+    let rc = rc.replace("  minReadySeconds: 5\n", "  selector: {app: web}\n");
+    assert_eq!(
+        run(&rc, "apiVersion: v1, kind: ReplicationController, name: web", "1.37", (4, 1)),
+        (
+            "spec.template".to_string(),
+            "kube-apiserver rejects ReplicationController shop/web (ReplicationController \"web\" is invalid: spec.template: Required value), so there is nothing to scale".to_string(),
+            "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers".to_string()
+        )
+    );
+}
+
+/// A target kube-apiserver refuses is never created and has no pods: HPA410 is the one finding.
+/// HPA201 (no cpu request), HPA202 (no such container), HPA104 (a budget blocking every eviction)
+/// and HPA408 (a VPA sizing it) all fire on the same set once the selector is taken, and none
+/// of them before; a VPA refused itself is still said.
+#[test]
+fn a_refused_target_is_one_hpa410_and_nothing_of_its_pods() {
+    let set = |selector: &str, vpa_mode: &str| {
+        format!(
+            "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n  - type: ContainerResource\n    containerResource: {{name: memory, container: nope, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  minAvailable: 2\n  selector: {{matchLabels: {{app: web}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {vpa_mode}}}\n",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("matchLabels: {app: web}", selector)
+        )
+    };
+    let rules = |report: &Value| -> Vec<String> { positions(report).into_iter().map(|(_, _, rule)| rule).collect() };
+    let taken = lint(&[], &set("matchLabels: {app: web}", "Recreate"));
+    assert_eq!(rules(&taken), ["HPA104", "HPA408", "HPA201", "HPA408", "HPA202"], "{taken}");
+    let refused = lint(&[], &set("matchExpressions: [{key: app, operator: Foo, values: [web]}]", "Recreate"));
+    assert_eq!(positions(&refused), [(6, 45, "HPA410".to_string())], "{refused}");
+    // The VPA's own refusal is another problem, said on the HPA as before.
+    let vpa_refused = lint(&[], &set("matchExpressions: [{key: app, operator: Foo, values: [web]}]", "auto"));
+    assert_eq!(rules(&vpa_refused), ["HPA410", "HPA408"], "{vpa_refused}");
 }
 
 /// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose

@@ -622,6 +622,20 @@ mod tests {
     const HPA201_WEB: &str = "HPA web: HPA201 missing-resource-request: cpu utilization needs a cpu request in every \
         container, and container \"app\" of Deployment shop/web has none: the controller will not scale on this metric";
 
+    /// kube-apiserver validates a workload before any validating webhook sees it: one it refuses
+    /// (here a selector operator) never reaches `/validate-workloads`, so what reaches it was
+    /// admitted and is never said to be refused (no HPA410 in kube-apiserver's words); the
+    /// rules about its pods run on it as on any other (HPA201).
+    #[test]
+    fn a_written_workload_is_never_said_to_be_refused() {
+        let (objects, mut body) = deployment_under_an_hpa();
+        body["request"]["object"]["spec"]["selector"] =
+            serde_json::json!({"matchExpressions": [{"key": "app", "operator": "Foo", "values": ["web"]}]});
+        let (warnings, findings) = review_with_cache(objects, &body);
+        assert_eq!(warnings, [HPA201_WEB]);
+        assert_eq!(findings, ["HPA201"]);
+    }
+
     /// A stale view: nothing checked, and the answer says so as `/validate`'s does.
     #[test]
     fn a_stale_view_is_named_in_the_answer() {

@@ -36,6 +36,9 @@ crate::declare_rule! {
     /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
     /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
     ///
+    /// A target kube-apiserver refuses (HPA410) is never created and shares no pods: only HPAs
+    /// naming the same target are said of it.
+    ///
     /// ## Why it matters
     ///
     /// The controller refuses to scale pods that more than one HPA selects: each of the HPAs sets
@@ -167,6 +170,10 @@ impl Rule for ConflictingHpas {
 /// them, which the controller also counts.
 fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_target: &[ObjectId]) -> Option<Finding> {
     let target = cx.target_workload()?;
+    // A target kube-apiserver refuses has no pods to share (HPA410 says why).
+    if cx.target_refusal().is_some() {
+        return None;
+    }
     let selector = target.selector.as_ref()?;
     let ns = target.id.namespace.as_str();
     let mut sharing: Vec<(&ObjectId, &super::objects::Workload)> = Vec::new();

@@ -43,6 +43,9 @@ crate::declare_rule! {
     /// are that workload's). Those are the fewest pods the budget can count: it is flagged when
     /// it blocks then.
     ///
+    /// A target kube-apiserver refuses (HPA410) is never created and has no pods to evict: its
+    /// budgets are not weighed (HPA410 is the one finding); a budget refused itself is still said.
+    ///
     /// ## Why it matters
     ///
     /// When load is low the HPA scales down to `minReplicas`; from then on the budget refuses every
@@ -176,6 +179,7 @@ impl Rule for MinReplicasBlockedByPdb {
         if min < 1 {
             return;
         }
+        let target_refused = cx.target_refusal().is_some();
         for pdb in objects.pdbs(cx.namespace()) {
             // A budget kube-apiserver refuses (it cannot decode it, or validation fails) is never
             // stored: it is reported on the HPAs whose pods it was meant for, and counts nothing.
@@ -192,7 +196,9 @@ impl Rule for MinReplicasBlockedByPdb {
                 }
                 continue;
             }
-            if !pdb.selects(&workload.pod_labels) {
+            // A target kube-apiserver refuses has no pods to evict (HPA410 says why); a budget
+            // refused itself is still said.
+            if !pdb.selects(&workload.pod_labels) || target_refused {
                 continue;
             }
             let others = others_selected(objects, pdb, target, workload);

@@ -69,6 +69,10 @@ crate::declare_rule! {
     /// `hpa-lint cluster` reports nothing for it and notes what it could not read, and the
     /// webhook's answer says it checked the HPA in part (`RBAC refuses to watch limitranges`).
     ///
+    /// A target kube-apiserver refuses (HPA410: a selector it refuses, a count it cannot decode,
+    /// ...) is never created and has no pods: this rule says nothing of it, HPA410 is the one
+    /// finding. Live objects (`hpa-lint cluster`, `hpa-webhook`) were admitted: never refused.
+    ///
     /// ## Why it matters
     ///
     /// Utilization is usage divided by requests. The HPA controller refuses to compute it when a
@@ -171,7 +175,8 @@ impl Rule for MissingResourceRequest {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         let Some(template) = cx.target_pod_template() else { return };
-        if template.containers.is_empty() {
+        // A target kube-apiserver refuses has no pods: HPA410 says why.
+        if template.containers.is_empty() || cx.target_refusal().is_some() {
             return;
         }
         // What the controller reads are the pods, as kube-apiserver admitted them.

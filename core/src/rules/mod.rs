@@ -305,6 +305,21 @@ impl<'a> Context<'a> {
         self.objects?.workload(&t.kind, self.scale_target_namespace(), &t.name)
     }
 
+    /// Why kube-apiserver refuses the scale target ([`objects::Workload::refusal`], in the
+    /// words of the release linted for): the field and the message. `None` when it takes it,
+    /// and whenever the objects were read from a cluster or hpa-webhook's context cache
+    /// ([`objects::Source`]): those were admitted (kube-apiserver validates a workload before
+    /// any validating webhook sees it), so none is refused, whatever this model of validation
+    /// says of it. HPA410 reports a refusal; the rules about what the target's pods would do
+    /// (HPA104's budget, HPA201's requests, HPA202's containers, HPA407's shared pods, HPA408's
+    /// VPA) say nothing of a target that is never created.
+    pub fn target_refusal(&self) -> Option<(String, String)> {
+        if self.objects?.source() != objects::Source::Manifests {
+            return None;
+        }
+        self.target_workload()?.refusal(self.settings.gates().version())
+    }
+
     /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target
     /// itself, or what an Argo Rollout's `spec.workloadRef` names.
     pub fn target_pod_template(&self) -> Option<&'a objects::Workload> {

@@ -279,6 +279,10 @@ pub struct Workload {
     /// kube-apiserver's error on a built-in workload without a selector, or with an empty one
     /// (`selector_error`). (Boxed, as [`Workload::template_labels_error`].)
     pub selector_error: Option<Box<crate::field::FieldError>>,
+    /// What else kube-apiserver's validation refuses in a built-in workload's pod template, of
+    /// what the decoder reads ([`TemplateRefusal`]); `None` when nothing. (Boxed, as
+    /// [`Workload::template_labels_error`].)
+    pub template_refusal: Option<Box<TemplateRefusal>>,
     /// The pod template's labels.
     pub pod_labels: BTreeMap<String, String>,
     /// Regular containers, then restartable init containers (sidecars): the containers whose
@@ -306,6 +310,60 @@ pub struct Workload {
     pub workload_ref: Option<Box<WorkloadRef>>,
     /// The selector of its pods (`workload_selector`), when it has one.
     pub selector: Option<LabelSelector>,
+}
+
+/// What kube-apiserver's validation of a built-in workload (Deployment, StatefulSet, ReplicaSet
+/// of `apps`, ReplicationController of the core group) refuses in its pod template besides its
+/// labels ([`Workload::refusal`] gives the errors): the part of `ValidatePodTemplateSpec` the
+/// decoder reads. The rest of the pod spec (a container's name, image, ports, volumes, ...) is
+/// not checked.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TemplateRefusal {
+    /// A ReplicationController without `spec.template` (a pointer there, where an `apps`
+    /// kind's is a value): `ValidatePodTemplateSpecForRC`'s `spec.template: Required value`,
+    /// and nothing else of the template.
+    pub missing: bool,
+    /// The template's annotation keys `ValidateAnnotations` refuses (a key is a qualified
+    /// name, compared lowercased), in key order.
+    pub annotation_keys: Vec<String>,
+    /// The template's annotations exceed `TotalAnnotationSizeLimitB` (256 KiB, keys and values).
+    pub annotations_too_long: bool,
+    /// No container: `ValidatePodSpec`'s `spec.template.spec.containers: Required value`
+    /// (not a StatefulSet's: `ValidatePodTemplateSpecForStatefulSet` validates no pod spec).
+    pub no_containers: bool,
+}
+
+/// [`TemplateRefusal`] of a built-in workload's template as written (`template`; its
+/// `annotations` and `containers`); `None` for another kind, or when nothing is refused.
+fn template_refusal<'a, F: Fields<'a>>(
+    id: &ObjectId,
+    template: Option<F>,
+    annotations: Option<F>,
+    containers: Option<F>,
+) -> Option<TemplateRefusal> {
+    let gv = GroupVersion::parse_or_empty(&id.api_version);
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
+        return None;
+    }
+    let template = template.filter(|t| t.json_type() != "null");
+    let mut refusal = TemplateRefusal::default();
+    if template.is_none() && id.kind == "ReplicationController" {
+        refusal.missing = true;
+        return Some(refusal);
+    }
+    let latest = crate::features::KubernetesVersion::LATEST;
+    let mut size = 0;
+    for (key, value) in annotations.into_iter().flat_map(Fields::entries) {
+        size += key.len() + value.as_str().map_or(0, str::len);
+        if !crate::validation::names::qualified_name(&key.to_lowercase(), latest).is_empty() {
+            refusal.annotation_keys.push(key.into_owned());
+        }
+    }
+    refusal.annotation_keys.sort();
+    refusal.annotations_too_long = size > crate::validation::meta::TOTAL_ANNOTATION_SIZE_LIMIT;
+    refusal.no_containers =
+        id.kind != "StatefulSet" && containers.and_then(Fields::items).is_none_or(|mut c| c.next().is_none());
+    (refusal != TemplateRefusal::default()).then_some(refusal)
 }
 
 /// Reads a `metav1.LabelSelector` from JSON, leniently (a value of the wrong type is empty):
@@ -1162,14 +1220,15 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     });
     let selector_written = selector;
     let selector = workload_selector(&id, selector_written, &pod_labels);
-    let undecodable = workload_decode_refusal(&id, replicas, selector_written, labels).map(Box::new);
+    let undecodable = workload_decode_refusal(&id, replicas, selector_written, [annotations, labels]).map(Box::new);
     let labels_written = labels.is_some_and(|l| l.json_type() == "object");
-    let selector_error = selector_error(&id, selector_written, selector.is_none());
+    let selector_error = selector_error(&id, selector_written, selector.as_ref());
     let nothing = selector_error.as_ref().is_some_and(|e| e.kind == crate::field::ErrorType::Required)
         && id.kind != "ReplicationController";
     let template_labels_error =
         template_labels_error(&id, selector.as_ref(), nothing, &pod_labels, labels_written).map(Box::new);
     let selector_error = selector_error.map(Box::new);
+    let template_refusal = template_refusal(&id, template, annotations, container_list).map(Box::new);
     let mut spec_integers = Vec::new();
     if GroupVersion::parse_or_empty(&id.api_version).group().contains('.')
         && let Some(spec) = spec
@@ -1183,6 +1242,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
         undecodable,
         template_labels_error,
         selector_error,
+        template_refusal,
         selector,
         pod_labels,
         containers,
@@ -1223,8 +1283,12 @@ impl Workload {
     /// (`ValidateLabelSelector`, label values checked), a missing or empty selector
     /// (`selector_error`, before the count for a ReplicationController), its template's labels that the selector
     /// does not select ([`Workload::template_labels_error`]), its template's labels that are no
-    /// valid labels (`ValidateLabels` on `spec.template.labels`). `None` when none of these is
-    /// refused (what else kube-apiserver validates, the pod template's fields, is not checked).
+    /// valid labels (`ValidateLabels` on `spec.template.labels`), then the rest of
+    /// [`Workload::template_refusal`] (an RC's missing template, the template's annotations, no
+    /// container); the template only when the selector converts. Before all of them the
+    /// workload's name (`ValidateObjectMeta`: a DNS subdomain, a StatefulSet's a DNS label).
+    /// `None` when none of these is refused (what else kube-apiserver validates, the rest of
+    /// the pod template and of the metadata, is not checked).
     pub fn refusal(&self, release: crate::features::KubernetesVersion) -> Option<(String, String)> {
         use crate::field::{BadValue, FieldError, Path};
         if let Some(u) = &self.undecodable {
@@ -1235,7 +1299,21 @@ impl Workload {
             return None;
         }
         let spec = Path::new("spec");
+        // `ValidateObjectMeta` first, of the name as written (a `generateName` object's name is
+        // made with a random suffix before validation: not checked). A StatefulSet's is a DNS
+        // label (its pods' hostnames are made from it), the others' a DNS subdomain.
         let mut errors = Vec::new();
+        let name = self.id.written_name();
+        if !name.is_empty() {
+            let metadata = Path::new("metadata");
+            let messages = if self.id.kind == "StatefulSet" {
+                crate::validation::names::name_is_dns_label(name, false)
+            } else {
+                crate::validation::names::name_is_dns_subdomain(name, false)
+            };
+            let at = metadata.child("name");
+            errors.extend(messages.into_iter().map(|m| FieldError::invalid(&at, BadValue::Str(name.to_string()), m)));
+        }
         // `ValidateReplicationControllerSpec` checks the selector before the count.
         let rc = self.id.kind == "ReplicationController";
         if rc {
@@ -1248,19 +1326,46 @@ impl Workload {
                 "must be greater than or equal to 0",
             ));
         }
+        let mut converts = true;
         if gv.group() == "apps"
             && let Some(selector) = &self.selector
         {
-            errors.extend(crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release));
+            let refused = crate::validation::meta::validate_label_selector(selector, &spec.child("selector"), release);
+            // `LabelSelectorAsSelector` fails on what `ValidateLabelSelector` refuses: the
+            // template is then never validated.
+            converts = refused.is_empty();
+            errors.extend(refused);
         }
         if !rc {
             errors.extend(self.selector_error.as_deref().cloned());
         }
-        errors.extend(self.template_labels_error.as_deref().cloned());
-        // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the internal
-        // `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or value.
-        let labels = spec.child("template");
-        errors.extend(crate::validation::meta::validate_label_map(&self.pod_labels, &labels.child("labels"), release));
+        let template = spec.child("template");
+        let refusal = self.template_refusal.as_deref();
+        if refusal.is_some_and(|r| r.missing) {
+            errors.push(FieldError::required(&template, ""));
+        } else if converts {
+            errors.extend(self.template_labels_error.as_deref().cloned());
+            // `ValidatePodTemplateSpec` validates the labels on `spec.template.labels` (the
+            // internal `PodTemplateSpec` embeds its `ObjectMeta`): one error per bad key or
+            // value; then the annotations, then the pod spec (its containers).
+            errors.extend(crate::validation::meta::validate_label_map(
+                &self.pod_labels,
+                &template.child("labels"),
+                release,
+            ));
+            if let Some(r) = refusal {
+                errors.extend(crate::validation::meta::validate_annotation_keys(
+                    r.annotation_keys.iter().map(String::as_str),
+                    r.annotations_too_long,
+                    &template.child("annotations"),
+                    release,
+                ));
+                if r.no_containers {
+                    let pod = template.child("spec");
+                    errors.push(FieldError::required(&pod.child("containers"), ""));
+                }
+            }
+        }
         let rendering = crate::field::ValueRendering::of(release);
         for e in &mut errors {
             e.rendering = rendering;
@@ -1314,17 +1419,17 @@ fn replicas_error_of<'a>(id: &ObjectId, replicas: Option<impl Fields<'a>>) -> Op
 /// `sigs.k8s.io/json` keeps while it goes on and reports the first of, in the order kubectl
 /// sends the keys (sorted): `spec.replicas` ([`replicas_error`]), `spec.selector` (a
 /// `*metav1.LabelSelector`, or an RC's `map[string]string`: `matchLabels: {version: 1.0}` is a
-/// number where a label value is a string), then the pod template's `metadata.labels`. The
-/// serializer wraps it (`Deployment in version "v1" cannot be handled as a Deployment: json:
-/// cannot unmarshal number into Go struct field LabelSelector.spec.selector.matchLabels of type
-/// string`). `None` for any other kind, or when these decode. Of the fields as written, read
-/// with the workload's others ([`workload_from`]): `replicas`, `selector` and the template's
-/// `labels`.
+/// number where a label value is a string), then the pod template's `metadata.annotations` and
+/// `metadata.labels` (`annotations: {replicas: 3}`). The serializer wraps it (`Deployment in
+/// version "v1" cannot be handled as a Deployment: json: cannot unmarshal number into Go struct
+/// field LabelSelector.spec.selector.matchLabels of type string`). `None` for any other kind,
+/// or when these decode. Of the fields as written, read with the workload's others
+/// ([`workload_from`]): `replicas`, `selector` and the template's `annotations` and `labels`.
 pub fn workload_decode_refusal<'a, F: Fields<'a>>(
     id: &ObjectId,
     replicas: Option<F>,
     selector: Option<F>,
-    labels: Option<F>,
+    [annotations, labels]: [Option<F>; 2],
 ) -> Option<DecodeRefusal> {
     if let Some(message) = replicas_error_of(id, replicas) {
         return Some(DecodeRefusal { field: "spec.replicas".to_string(), message });
@@ -1341,8 +1446,10 @@ pub fn workload_decode_refusal<'a, F: Fields<'a>>(
             selector_type_error(s, "spec.selector", &holder)
         }
     });
-    let labels = || string_map_type_error(labels?, "spec.template.metadata.labels".to_string(), "ObjectMeta");
-    let (field, go_struct, value, go_type) = selector.or_else(labels)?;
+    let metadata =
+        |map: Option<F>, key: &str| string_map_type_error(map?, format!("spec.template.metadata.{key}"), "ObjectMeta");
+    let template = || metadata(annotations, "annotations").or_else(|| metadata(labels, "labels"));
+    let (field, go_struct, value, go_type) = selector.or_else(template)?;
     let message = cannot_be_handled(id, go_struct, &field, value, go_type);
     Some(DecodeRefusal { field, message })
 }
@@ -1394,44 +1501,102 @@ fn template_labels_error(
     Some(FieldError::invalid(&metadata.child("labels"), value, "`selector` does not match template `labels`"))
 }
 
-/// kube-apiserver's error on a built-in workload's missing or empty selector (`none`: it has no
-/// selector of its pods). An `apps` kind's `spec.selector`, a `*metav1.LabelSelector` that
-/// nothing defaults: `spec.selector: Required value` when not written (or `null`), and when it
-/// selects nothing written (`{}`, `matchLabels: {}`) `field.Invalid` with the selector (`{}`
-/// from 1.34, 1.33's `%#v` of the dereferenced struct: `v1.LabelSelector{MatchLabels:
-/// map[string]string(nil), ...}`, `{}` for what is written empty) "empty selector is invalid
+/// kube-apiserver's error on a built-in workload's selector: one missing or empty, or for an
+/// `apps` kind one `metav1.LabelSelectorAsSelector` cannot convert. An `apps` kind's
+/// `spec.selector`, a `*metav1.LabelSelector` that nothing defaults: `spec.selector: Required
+/// value` when not written (or `null`), and when it selects nothing written (`{}`, `matchLabels:
+/// {}`) `field.Invalid` with the selector ([`label_selector_value`]) "empty selector is invalid
 /// for deployment" (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`; "for statefulset" in
-/// `ValidateStatefulSetSpec`). A ReplicationController's map selector defaults from its
-/// template's labels (`SetDefaults_ReplicationController`); with neither,
-/// `ValidateNonEmptySelector` gives `spec.selector: Required value`.
-fn selector_error<'a>(id: &ObjectId, written: Option<impl Fields<'a>>, none: bool) -> Option<crate::field::FieldError> {
-    use crate::field::{BadValue, FieldError, Path};
+/// `ValidateStatefulSetSpec`). A selector `ValidateLabelSelector` refuses (an operator other
+/// than the four, `In` without values, a key or value no label can have) also fails
+/// `LabelSelectorAsSelector` ([`LabelSelector::as_selector_error`]), which these functions report
+/// after `ValidateLabelSelector`'s errors as `field.Invalid` with the selector, "invalid label
+/// selector" (a StatefulSet's with no detail), and then validate no pod template. A
+/// ReplicationController's map selector defaults from its template's labels
+/// (`SetDefaults_ReplicationController`); with neither, `ValidateNonEmptySelector` gives
+/// `spec.selector: Required value`.
+fn selector_error<'a>(
+    id: &ObjectId,
+    written: Option<impl Fields<'a>>,
+    selector: Option<&LabelSelector>,
+) -> Option<crate::field::FieldError> {
+    use crate::field::{FieldError, Path};
     let gv = GroupVersion::parse_or_empty(&id.api_version);
-    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
-    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
-    if super::scalable_group(&id.kind) != Some(gv.group()) || !none || id.api_version == "apps/v1beta1" {
+    if super::scalable_group(&id.kind) != Some(gv.group()) {
         return None;
     }
     let at = Path::new("spec");
     let at = at.child("selector");
+    let statefulset = id.kind == "StatefulSet";
+    if let Some(selector) = selector {
+        // Whether it converts does not depend on the release, only its words do.
+        let converts =
+            gv.group() != "apps" || selector.as_selector_error(crate::features::KubernetesVersion::LATEST).is_none();
+        let detail = if statefulset { "" } else { "invalid label selector" };
+        if converts {
+            return None;
+        }
+        return Some(FieldError::invalid(&at, label_selector_value(written?), detail));
+    }
+    // `apps/v1beta1` (served until 1.16) defaulted a missing selector from the template's labels
+    // (its `SetDefaults_Deployment` and `SetDefaults_StatefulSet`): not modelled.
+    if id.api_version == "apps/v1beta1" {
+        return None;
+    }
     let Some(written) = written.filter(|s| s.json_type() != "null" && id.kind != "ReplicationController") else {
         return Some(FieldError::required(&at, ""));
     };
     if written.json_type() != "object" {
         return None;
     }
-    let empty = |key: &str, kind: &str| {
-        let written = written.field(key).is_some_and(|v| v.json_type() == kind);
-        if written { "{}" } else { "(nil)" }
+    let kind = if statefulset { "statefulset" } else { "deployment" };
+    Some(FieldError::invalid(&at, label_selector_value(written), format!("empty selector is invalid for {kind}")))
+}
+
+/// A written `metav1.LabelSelector` as kube-apiserver prints it as the value of a field error
+/// (`field.Invalid(fldPath.Child("selector"), spec.Selector, ...)`): from 1.34 its JSON
+/// (`encoding/json`, the `omitempty` fields left out: `{}` for an empty one); in 1.33 `%#v` of
+/// the struct the pointer points to, where a field not written (or `null`) is nil and one
+/// written empty is not: `v1.LabelSelector{MatchLabels:map[string]string(nil),
+/// MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"app",
+/// Operator:"Foo", Values:[]string{"web"}}}}`. Of a selector that decodes (its keys, values and
+/// operators strings).
+fn label_selector_value<'a>(written: impl Fields<'a>) -> crate::field::BadValue {
+    let go = crate::go::quote;
+    // `%#v` of a list or a map: nil when not written (or not a list or a map), else its items.
+    let go_list = |ty: &str, items: Option<Vec<String>>| match items {
+        None => format!("{ty}(nil)"),
+        Some(items) => format!("{ty}{{{}}}", items.join(", ")),
     };
-    let go_syntax = format!(
-        "v1.LabelSelector{{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement{}}}",
-        empty("matchLabels", "object"),
-        empty("matchExpressions", "array")
-    );
-    let value = BadValue::Composite { json: "{}".into(), go_syntax };
-    let kind = if id.kind == "StatefulSet" { "statefulset" } else { "deployment" };
-    Some(FieldError::invalid(&at, value, format!("empty selector is invalid for {kind}")))
+    let [match_labels, match_expressions] = written.fields(["matchLabels", "matchExpressions"]);
+    let labels = match_labels.filter(|m| m.json_type() == "object").map(|m| {
+        let pairs: BTreeMap<String, String> =
+            m.entries().map(|(k, v)| (k.into_owned(), v.as_str().unwrap_or_default().to_string())).collect();
+        pairs.iter().map(|(k, v)| format!("{}:{}", go(k), go(v))).collect()
+    });
+    let expressions = match_expressions.and_then(Fields::items).map(|items| {
+        items
+            .map(|e| {
+                let [key, operator, values] = e.fields(["key", "operator", "values"]);
+                let s = |v: Option<_>| go(v.and_then(Fields::as_str).unwrap_or_default());
+                let values = values.and_then(Fields::items).map(|vs| vs.map(|v| s(Some(v))).collect());
+                format!(
+                    "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{}}}",
+                    s(key),
+                    s(operator),
+                    go_list("[]string", values)
+                )
+            })
+            .collect()
+    });
+    crate::field::BadValue::Composite {
+        json: crate::go::to_go_json(&selector_from(written)).unwrap_or_default(),
+        go_syntax: format!(
+            "v1.LabelSelector{{MatchLabels:{}, MatchExpressions:{}}}",
+            go_list("map[string]string", labels),
+            go_list("[]v1.LabelSelectorRequirement", expressions)
+        ),
+    }
 }
 
 /// How Go's `encoding/json` decodes a JSON value into an `int32` (`literalStore`): `Ok(None)`

@@ -15,6 +15,9 @@ crate::declare_rule! {
     /// Always`) is named as one: it exists, but it has finished before the pod runs, so it is
     /// never measured either.
     ///
+    /// A target kube-apiserver refuses (HPA410) is never created and has no pods: this rule says
+    /// nothing of it, HPA410 is the one finding.
+    ///
     /// ## Why it matters
     ///
     /// The metrics client finds no sample for that container in any pod, so every pod counts as
@@ -119,7 +122,8 @@ impl Rule for UnknownContainer {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         // An Argo Rollout with `spec.workloadRef` runs the referenced workload's containers.
         let Some(workload) = cx.target_pod_template() else { return };
-        if workload.containers.is_empty() {
+        // A target kube-apiserver refuses has no pods: HPA410 says why.
+        if workload.containers.is_empty() || cx.target_refusal().is_some() {
             return;
         }
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {

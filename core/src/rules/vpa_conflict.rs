@@ -96,6 +96,9 @@ crate::declare_rule! {
     /// former `v1beta2`, or another group: `autoscaling/v1`) is reported as not created
     /// (`kubectl apply` finds no resource for it).
     ///
+    /// A target kube-apiserver refuses (HPA410) is never created: the VPA sizes no pod of it
+    /// (HPA410 is the one finding); a VPA refused itself is still said.
+    ///
     /// ## Why it matters
     ///
     /// The HPA targets a utilization, a ratio of usage to requests; the VPA changes the requests.
@@ -183,6 +186,9 @@ impl Rule for VpaConflict {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
+        // A target kube-apiserver refuses has no pods for the VPA to size (HPA410 says why); a
+        // VPA refused itself is still said.
+        let target_refused = cx.target_refusal().is_some();
         for vpa in objects.vpas(cx.namespace()) {
             if vpa.target_kind != t.kind || vpa.target_name != t.name {
                 continue;
@@ -202,6 +208,9 @@ impl Rule for VpaConflict {
             // not run. One still to be applied is created only if it admits it.
             if objects.source() == Source::Manifests && !vpa.admission_refusal.is_empty() {
                 out.push(refused_by_admission(vpa));
+                continue;
+            }
+            if target_refused {
                 continue;
             }
             // Modes that change running pods fight the HPA; `Initial` sets requests of new pods

@@ -15,19 +15,34 @@ crate::declare_rule! {
     /// `3000000000`), which decoding refuses, and a negative one, which validation refuses. So is
     /// a built-in target refused for its selector, whether or not it sets `spec.replicas`: one
     /// kube-apiserver refuses (an operator other than `In`, `NotIn`, `Exists` and
-    /// `DoesNotExist`, a key or value no label can have), or one that does not select the
-    /// workload's own pod template (`spec.template.metadata.labels: Invalid value:
-    /// {"app":"web"}: `selector` does not match template `labels``): the error gives every error
-    /// of these kube-apiserver reports, in its order (the count, the selector, the labels), and
-    /// points at the first. A selector or template labels kube-apiserver cannot decode, a key or
-    /// value that is no string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is
-    /// refused before any of these, with the decoder's first error (`json: cannot unmarshal
+    /// `DoesNotExist`, `In` without values, a key or value no label can have: each error, then
+    /// `spec.selector: Invalid value: {...}: invalid label selector`, a StatefulSet's without
+    /// the detail, and nothing of the pod template, which kube-apiserver then does not
+    /// validate), or one that does not select the workload's own pod template
+    /// (`spec.template.metadata.labels: Invalid value: {"app":"web"}: `selector` does not match
+    /// template `labels``): the error gives every error of these kube-apiserver reports, in its
+    /// order (the count, the selector, the labels), and points at the first. A selector,
+    /// template labels or annotations kube-apiserver cannot decode, a key or value that is no
+    /// string (`matchLabels: {version: 1.0}`, which YAML reads as a number), is refused before
+    /// any of these, with the decoder's first error (`json: cannot unmarshal
     /// number into Go struct field LabelSelector.spec.selector.matchLabels of type string`). A
     /// missing selector (`spec.selector: Required value`, and an `apps` kind's template then
     /// does not match) or an empty one (`empty selector is invalid for deployment`) is refused
     /// too; a ReplicationController's defaults from its template's labels. So are template
     /// labels that are no valid labels (`spec.template.labels: Invalid value: "-x": a valid
     /// label must be ...`, reported where they are written, `spec.template.metadata.labels`).
+    /// So is, of the rest of what `ValidateDeployment` and its kin refuse, what the linter reads
+    /// of the workload: a name that is no DNS subdomain (a StatefulSet's, no DNS label:
+    /// `metadata.name: Invalid value: "Web"`), a ReplicationController without a pod template
+    /// (`spec.template: Required value`), template annotation keys that are no qualified names
+    /// or that exceed 256 KiB with their values, and a pod template without containers
+    /// (`spec.template.spec.containers: Required value`; a StatefulSet's pod spec is not
+    /// validated). The rest of the pod spec (containers' names and images, volumes, ...) and of
+    /// the workload's metadata (its labels, annotations, a `generateName`) is not checked.
+    /// Such a target is never created, so it has no pods: the rules about them (HPA104, HPA201,
+    /// HPA202, HPA407's shared pods, HPA408) say nothing of it, and this error is the one finding.
+    /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
+    /// never said to be refused.
     ///
     /// Where the workload and the CRD are read from: in files, the HPA's manifest set; with
     /// `hpa-lint cluster`, the cluster (the workloads of the namespaces read, every CRD, and one
@@ -157,17 +172,29 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
-        if let Some((field, error)) = w.refusal(cx.settings.gates().version()) {
+        if let Some((field, error)) = cx.target_refusal() {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
             // it refuses or that does not select the pod template): it is never created.
             let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
-                "write every key and value of the selector and of the template's labels as a string (quote a number or a boolean: version: \"1.0\")"
+                "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
             } else if field == "spec.selector" {
                 "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
             } else if field.starts_with("spec.selector") {
                 "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
             } else if field == "spec.template.metadata.labels" {
                 "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+            } else if field == "metadata.name" {
+                if w.id.kind == "StatefulSet" {
+                    "name the StatefulSet as kube-apiserver takes it: a DNS label (up to 63 lowercase alphanumeric characters or '-', starting and ending alphanumeric; its pods' hostnames are made from it)"
+                } else {
+                    "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)"
+                }
+            } else if field == "spec.template" {
+                "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers"
+            } else if field == "spec.template.annotations" {
+                "write the pod template's annotation keys as kube-apiserver takes them: a name with an optional DNS prefix (prefix/name), of alphanumeric characters, '-', '_' or '.'; all annotations together up to 256 KiB"
+            } else if field == "spec.template.spec.containers" {
+                "give the pod template at least one container (spec.template.spec.containers)"
             } else if field == "spec.template.labels" {
                 "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
             } else if w.replicas.is_some_and(|n| n < 0) {
@@ -182,8 +209,13 @@ impl Rule for WorkloadSetsReplicas {
             )
             .help(help);
             // kube-apiserver names the template's labels `spec.template.labels` (its internal
-            // template embeds the metadata); they are written under `metadata`.
-            let at = if field == "spec.template.labels" { "spec.template.metadata.labels".to_string() } else { field };
+            // template embeds the metadata), its annotations likewise; they are written under
+            // `metadata`.
+            let at = match field.as_str() {
+                "spec.template.labels" => "spec.template.metadata.labels".to_string(),
+                "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
+                _ => field,
+            };
             f = f.on_object(w.id.clone(), at);
             f.severity = super::Severity::Error;
             out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));

@@ -159,18 +159,35 @@ pub fn validate_label_selector(selector: &LabelSelector, path: &Path<'_>, releas
     errs
 }
 
-/// `ValidateAnnotations`: keys are qualified names (case-insensitively); total size ≤ 256 KiB.
+/// `ValidateAnnotations` of `metadata.annotations`.
 fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+    let total: usize = meta.annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
+    validate_annotation_keys(
+        meta.annotations.keys().map(String::as_str),
+        total > TOTAL_ANNOTATION_SIZE_LIMIT,
+        &path.child("annotations"),
+        release,
+    )
+}
+
+/// `ValidateAnnotations` (apimachinery `pkg/api/validation`) of annotations at `p`, from their
+/// keys in order and whether their total size (keys and values) exceeds 256 KiB
+/// ([`TOTAL_ANNOTATION_SIZE_LIMIT`]): a key is a qualified name (compared lowercased), one error
+/// per message; then `field.TooLong`.
+pub fn validate_annotation_keys<'k>(
+    keys: impl IntoIterator<Item = &'k str>,
+    too_long: bool,
+    p: &Path<'_>,
+    release: KubernetesVersion,
+) -> ErrorList {
     let mut errs = ErrorList::new();
-    let p = path.child("annotations");
-    for k in meta.annotations.keys() {
+    for k in keys {
         for msg in names::qualified_name(&k.to_lowercase(), release) {
-            errs.push(FieldError::invalid(&p, BadValue::Str(k.clone()), msg).with_origin("format=k8s-label-key"));
+            errs.push(FieldError::invalid(p, BadValue::Str(k.to_string()), msg).with_origin("format=k8s-label-key"));
         }
     }
-    let total: usize = meta.annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
-    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errs.push(FieldError::too_long(&p, TOTAL_ANNOTATION_SIZE_LIMIT));
+    if too_long {
+        errs.push(FieldError::too_long(p, TOTAL_ANNOTATION_SIZE_LIMIT));
     }
     errs
 }
