@@ -231,10 +231,10 @@ pub fn refusals(objects: &[Value], release: hpa_core::features::KubernetesVersio
             errors.extend(namespace_selector_errors(object, release));
             if seen.contains("Deny") && seen.contains("Warn") {
                 let value = BadValue::Composite {
-                    json: serde_json::to_string(&actions).unwrap_or_default(),
+                    json: hpa_core::go::to_go_json(&actions).unwrap_or_default(),
                     go_syntax: format!(
                         "[]admissionregistration.ValidationAction{{{}}}",
-                        actions.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+                        actions.iter().map(|a| hpa_core::go::quote(a)).collect::<Vec<_>>().join(", ")
                     ),
                 };
                 errors.push(FieldError::invalid(
