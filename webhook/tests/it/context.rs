@@ -1330,9 +1330,10 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
                     "statusReplicasPath": ".status.HPAReplicas", "labelSelectorPath": ".status.selector"}}}]}})]);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        // (Until the Rollouts' watch has listed, a review may find the view stale.)
+        // (Until the Rollouts' watch has listed, a review may find the view stale and admit; on a
+        // loaded machine a LIST by name may also run out of its bound and admit with a warning.)
         let answer = conn.review("/validate", &review("n2", "CREATE", &hpa, None)).await.unwrap();
-        if rollouts(&s) > before {
+        if rollouts(&s) > before && response(&answer)["allowed"] == false {
             assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
             break;
         }
@@ -1346,17 +1347,15 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
         .filter(|r| r.path == "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts")
         .map(|r| format!("{}?{}", r.path, r.query))
         .collect();
-    assert_eq!(
-        asked,
-        ["/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?fieldSelector=metadata.name%3Dcanary&limit=1"]
-    );
+    let by_name = "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?fieldSelector=metadata.name%3Dcanary&limit=1";
+    assert!(!asked.is_empty() && asked.iter().all(|a| a == by_name), "{asked:?}");
 
     // The CRD's event wakes the re-check (its interval is 5 minutes): the Rollouts are watched
-    // within seconds, and a Rollout created then is in the cache, no LIST asked.
+    // within seconds (10 s allowed on a loaded machine), and a Rollout created then is in the cache, no LIST asked.
     let synced = "hpa_webhook_context_watch_state{resource=\"rollouts.argoproj.io\",state=\"synced\"}";
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Instant::now() + Duration::from_secs(10);
     while metric(&scrape(&mut conn).await, synced) != Some(1.0) {
-        assert!(Instant::now() < deadline, "the Rollouts were not watched within 5 s");
+        assert!(Instant::now() < deadline, "the Rollouts were not watched within 10 s");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     s.api.apply(&[json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
