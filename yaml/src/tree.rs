@@ -258,6 +258,11 @@ impl<'a> Node<'a> {
         matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::Seq { .. }))
     }
 
+    /// What its slot holds (a collection's children not looked at).
+    pub(crate) fn slot_kind(self) -> Option<SlotKind> {
+        self.slots.first().map(|s| s.kind)
+    }
+
     /// Whether it is a `<<` go-yaml's decoder merges where it is a key.
     pub(crate) fn is_merge_key(self) -> bool {
         matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::MergeKey))
