@@ -755,20 +755,22 @@ impl<'c> Builder<'c> {
                         *keep = choose(kind);
                         self.pruning.kind = Some(kind.into());
                     }
-                    let is_merge = k_node.is_merge_key();
-                    // go-yaml's `decoder.merge` takes an alias of a mapping, not of a list.
-                    let alias_of_list = is_merge && self.aliased == Some(at) && node.is_seq();
-                    if let Some(message) = kubectl::key_problem(k_node, node, is_merge, alias_of_list) {
-                        problem = Some((k_node.span().start, message));
-                    } else if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
-                        && self.convert_problem.as_ref().is_none_or(|p| p.map == *map && p.key == key)
-                    {
-                        let (mark, map) = (k_node.span().start, *map);
-                        self.convert_problem = Some(ConvertProblem { mark, message, map, key });
+                    // Nearly every key is a string, a boolean or a number, which go-yaml's
+                    // decoder and `sigs.k8s.io/yaml` take as they are: only another key (a
+                    // merge key, a collection, a null, a uint64) is looked at.
+                    let ordinary = matches!(
+                        k_node.slot_kind(),
+                        Some(SlotKind::Str { .. } | SlotKind::Bool(_) | SlotKind::Int(_) | SlotKind::Float(_))
+                    );
+                    if !ordinary {
+                        let is_merge = k_node.is_merge_key();
+                        // go-yaml's `decoder.merge` takes an alias of a mapping, not of a list.
+                        let alias_of_list = is_merge && self.aliased == Some(at) && node.is_seq();
+                        problem = key_problems(k_node, node, is_merge, alias_of_list, *map, &mut self.convert_problem);
+                        *merge |= is_merge;
                     }
                     // A key given twice stays twice, as written: the decoder reports it
                     // (`duplicate field`), and lookups take the last one, as Go does.
-                    *merge |= is_merge;
                     *len = len.saturating_add(1);
                 }
             },
@@ -777,6 +779,31 @@ impl<'c> Builder<'c> {
             self.go_problem(at, message);
         }
     }
+}
+
+/// What go-yaml's decoder refuses of a mapping entry whose key is no string, boolean or
+/// number ([`kubectl::key_problem`]: a collection, a merge of something else than mappings),
+/// with where; else records the first key `sigs.k8s.io/yaml` cannot turn into a JSON key
+/// ([`kubectl::unsupported_key`]) in `convert_problem` (the key of mapping `map`).
+#[cold]
+#[inline(never)]
+fn key_problems(
+    k_node: Node<'_>,
+    node: Node<'_>,
+    is_merge: bool,
+    alias_of_list: bool,
+    map: usize,
+    convert_problem: &mut Option<ConvertProblem>,
+) -> Option<(Mark, String)> {
+    if let Some(message) = kubectl::key_problem(k_node, node, is_merge, alias_of_list) {
+        return Some((k_node.span().start, message));
+    }
+    if let Some((key, message)) = kubectl::unsupported_key(k_node, node)
+        && convert_problem.as_ref().is_none_or(|p| p.map == map && p.key == key)
+    {
+        *convert_problem = Some(ConvertProblem { mark: k_node.span().start, message, map, key });
+    }
+    None
 }
 
 /// Parses with explicit limits.
@@ -1178,13 +1205,7 @@ fn read_events(
         // Only what is built needs its place: an event left out (pruned) is not converted.
         let span = Span::from_saphyr(span);
         let (local_start, local_end) = (span.start, span.end);
-        let span = if whole_text && end.0.is_none() {
-            span
-        } else if whole_text {
-            Span { start: end.clamp(span.start), end: end.clamp(span.end) }
-        } else {
-            Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
-        };
+        let span = if whole_text && end.0.is_none() { span } else { in_file(span, &piece, whole_text, end) };
         // What go-yaml refuses of a node saphyr reads: looked into, out of this loop, only for
         // the few events that may be one.
         let wants_other = || !builder.json && block_wants_other(builder, span.start.col).is_some();
@@ -1222,6 +1243,7 @@ fn read_events(
             Event::StreamStart | Event::Nothing => {}
             Event::StreamEnd => break,
             Event::DocumentStart(_) => {
+                cold();
                 if pieces.is_some() && started {
                     doc_index += 1;
                 }
@@ -1255,6 +1277,7 @@ fn read_events(
                 }
             }
             Event::DocumentEnd => {
+                cold();
                 if in_document {
                     if fatal.is_some() && pieces.is_some() {
                         return again(next_piece, piece_document);
@@ -1319,51 +1342,14 @@ fn read_events(
                     }
                 }
             }
-            Event::Alias(id) => match builder.anchors.get(&id) {
-                Some((anchored, decoded)) => {
-                    let (size, decoded) = (anchored.len(), *decoded);
-                    // The alias node, then what it brings in.
-                    builder.count_decoded(1, false, span.start);
-                    builder.count_decoded(decoded, true, span.start);
-                    builder.alias_nodes = builder.alias_nodes.saturating_add(size);
-                    if builder.alias_nodes > limits.max_alias_nodes {
-                        let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
-                        fatal = Some((span.start, message));
-                        continue;
-                    }
-                    // go-yaml refuses the document (reported at its end, unless the parser
-                    // refuses something first): nothing more is copied.
-                    if builder.alias_bomb {
-                        let at = builder.nodes.len();
-                        builder.nodes.push(Slot { kind: SlotKind::scalar(Scalar::Null, &mut builder.text), span });
-                        builder.finish_node(at, 0, 0);
-                        continue;
-                    }
-                    // Every node of the copy is where the alias is: a finding inside it is
-                    // about the object that uses the alias, not the one that defines it.
-                    let at = builder.nodes.len();
-                    if let Some((anchored, _)) = builder.anchors.get(&id) {
-                        builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
-                    }
-                    builder.aliased = Some(at);
-                    builder.finish_node(at, 0, decoded);
+            Event::Alias(id) => {
+                if let Some(refused) = alias(builder, id, span, local_start, &piece, limits) {
+                    fatal = Some(refused);
                 }
-                // saphyr knows the anchor (or it would have refused the alias): it is on a node
-                // still open, which go-yaml's parser takes and its decoder refuses
-                // (`decoder.alias`).
-                None => {
-                    if builder.go_problem.is_none() {
-                        let name = kubectl::anchor_name(piece.text, local_start);
-                        let message = format!("{}yaml: anchor '{name}' value contains itself", kubectl::YAML_TO_JSON);
-                        builder.go_problem(span.start, message);
-                    }
-                    builder.scalar(Scalar::Null, span, 0);
-                }
-            },
+            }
             Event::SequenceStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal =
-                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
+                    fatal = Some(too_deep(span.start, limits));
                     continue;
                 }
                 // saphyr's span of a flow sequence's start is its `[`; a block one's is empty.
@@ -1372,8 +1358,7 @@ fn read_events(
             }
             Event::MappingStart(anchor, _) => {
                 if builder.stack.len() >= limits.max_depth {
-                    fatal =
-                        Some((span.start, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth)));
+                    fatal = Some(too_deep(span.start, limits));
                     continue;
                 }
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
@@ -1396,6 +1381,88 @@ fn read_events(
         return stop(out, mark, message, doc_index);
     }
     Ok((Read::On, started))
+}
+
+/// Marks the path that calls it as rarely taken: the compiler moves its code out of the way of
+/// the event loop's (which runs for every event of every file, and whose code must stay in the
+/// instruction cache with the parser's).
+#[cold]
+#[inline(never)]
+fn cold() {}
+
+/// A span of the text read as a span of the file, for a piece that does not start the file or
+/// a text without a final line break (the marks past its end are clamped to it).
+#[cold]
+#[inline(never)]
+fn in_file(span: Span, piece: &kubectl::Piece<'_>, whole_text: bool, end: EndOfText) -> Span {
+    if whole_text {
+        Span { start: end.clamp(span.start), end: end.clamp(span.end) }
+    } else {
+        Span { start: piece.absolute(end.clamp(span.start)), end: piece.absolute(end.clamp(span.end)) }
+    }
+}
+
+/// The error for a collection nested deeper than the limit allows.
+#[cold]
+#[inline(never)]
+fn too_deep(at: Mark, limits: Limits) -> (Mark, String) {
+    (at, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth))
+}
+
+/// Builds an alias (at `span`, of the file; `local_start` in the piece): a copy of its anchor's
+/// subtree, counted against go-yaml's alias budget and our limit; the error that ends the
+/// document when the limit is passed.
+#[cold]
+#[inline(never)]
+fn alias(
+    builder: &mut Builder<'_>,
+    id: usize,
+    span: Span,
+    local_start: Mark,
+    piece: &kubectl::Piece<'_>,
+    limits: Limits,
+) -> Option<(Mark, String)> {
+    match builder.anchors.get(&id) {
+        Some((anchored, decoded)) => {
+            let (size, decoded) = (anchored.len(), *decoded);
+            // The alias node, then what it brings in.
+            builder.count_decoded(1, false, span.start);
+            builder.count_decoded(decoded, true, span.start);
+            builder.alias_nodes = builder.alias_nodes.saturating_add(size);
+            if builder.alias_nodes > limits.max_alias_nodes {
+                let message = format!("{}yaml: document contains excessive aliasing", kubectl::YAML_TO_JSON);
+                return Some((span.start, message));
+            }
+            // go-yaml refuses the document (reported at its end, unless the parser
+            // refuses something first): nothing more is copied.
+            if builder.alias_bomb {
+                let at = builder.nodes.len();
+                builder.nodes.push(Slot { kind: SlotKind::scalar(Scalar::Null, &mut builder.text), span });
+                builder.finish_node(at, 0, 0);
+                return None;
+            }
+            // Every node of the copy is where the alias is: a finding inside it is
+            // about the object that uses the alias, not the one that defines it.
+            let at = builder.nodes.len();
+            if let Some((anchored, _)) = builder.anchors.get(&id) {
+                builder.nodes.extend(anchored.iter().map(|slot| Slot { kind: slot.kind, span }));
+            }
+            builder.aliased = Some(at);
+            builder.finish_node(at, 0, decoded);
+        }
+        // saphyr knows the anchor (or it would have refused the alias): it is on a node
+        // still open, which go-yaml's parser takes and its decoder refuses
+        // (`decoder.alias`).
+        None => {
+            if builder.go_problem.is_none() {
+                let name = kubectl::anchor_name(piece.text, local_start);
+                let message = format!("{}yaml: anchor '{name}' value contains itself", kubectl::YAML_TO_JSON);
+                builder.go_problem(span.start, message);
+            }
+            builder.scalar(Scalar::Null, span, 0);
+        }
+    }
+    None
 }
 
 /// saphyr's error in a piece, in go-yaml's words and at the place go-yaml points at, or how

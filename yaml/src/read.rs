@@ -297,14 +297,9 @@ pub fn repeats_a_key(entries: &crate::Entries<'_>) -> bool {
 
 /// Whether any mapping in `node` gives a key more than once ([`repeats_a_key`]), without a
 /// field path or an allocation: the check before [`duplicate_keys`]-like walks that build them.
+/// The mappings are read off the node's slots in one pass, not found by a walk of the tree.
 pub fn has_duplicate_keys(node: Node<'_>) -> bool {
-    match node.kind() {
-        crate::NodeKind::Scalar(_) => false,
-        crate::NodeKind::Seq(mut items) => items.any(has_duplicate_keys),
-        crate::NodeKind::Map(entries) => {
-            repeats_a_key(&entries) || entries.clone().any(|e| has_duplicate_keys(e.value))
-        }
-    }
+    node.mappings().any(|entries| repeats_a_key(&entries))
 }
 
 /// Every key written again in its mapping, with the path of the field it names (as the

@@ -148,6 +148,15 @@ fn decode_binary(value: &str) -> Option<String> {
 /// go-yaml v2 `resolve()` for plain scalars.
 #[inline]
 pub fn resolve_plain(s: &str) -> Scalar<'_> {
+    // Nearly every scalar is text that starts with no character a null, a boolean, a number or
+    // an infinity starts with: it is a string without comparing it with each of them.
+    if !matches!(
+        s.as_bytes().first(),
+        None | Some(b'~' | b'n' | b'N' | b'y' | b'Y' | b't' | b'T' | b'o' | b'O' | b'f' | b'F' | b'.' | b'+' | b'-')
+            | Some(b'0'..=b'9')
+    ) {
+        return Scalar::Str(s);
+    }
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => return Scalar::Bool(true),

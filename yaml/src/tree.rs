@@ -258,6 +258,23 @@ impl<'a> Node<'a> {
         matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::Seq { .. }))
     }
 
+    /// What its slot holds (a collection's children not looked at).
+    pub(crate) fn slot_kind(self) -> Option<SlotKind> {
+        self.slots.first().map(|s| s.kind)
+    }
+
+    /// The entries of every mapping of its subtree (itself included), read off its slots in
+    /// document order, without walking the tree: each slot of a subtree is a node of it (merge
+    /// keys were applied when the mapping closed).
+    pub(crate) fn mappings(self) -> impl Iterator<Item = Entries<'a>> {
+        let size = self.slots.first().map_or(0, Slot::size);
+        let (slots, text) = (self.slots.get(..size).unwrap_or(self.slots), self.text);
+        slots.iter().enumerate().filter_map(move |(i, slot)| match slot.kind {
+            SlotKind::Map { len, .. } => Some(Entries::new(slots.get(i + 1..).unwrap_or_default(), text, len as usize)),
+            _ => None,
+        })
+    }
+
     /// Whether it is a `<<` go-yaml's decoder merges where it is a key.
     pub(crate) fn is_merge_key(self) -> bool {
         matches!(self.slots.first().map(|s| &s.kind), Some(SlotKind::MergeKey))

@@ -8,13 +8,19 @@
 //! one name are found by namespace through a map of positions once there are more than a few
 //! (`SameName`), in the order they came.
 
-use std::collections::{HashMap, hash_map};
+use std::collections::hash_map;
 use std::sync::OnceLock;
 
 use super::objects::{
     Coverage, CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa,
     Workload, pods_overlap,
 };
+
+/// The index's hash maps: std's, hashing with foldhash (seeded per process) instead of SipHash.
+/// The index files every workload by its name and each of its labels and the linter asks it
+/// for every HPA, where SipHash took 1 % of a run; nothing here needs SipHash's resistance to
+/// chosen keys (what is filed is the caller's own manifests or cluster).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The order in which [`Objects::hpas_targeting`] lists the HPAs of a target. Messages name
 /// the first others ("is also scaled by X and 1 more"), so the order is part of the output.
@@ -150,11 +156,9 @@ impl InNamespace for TargetGroup {
 #[derive(Debug, Clone)]
 struct SameName<T> {
     items: Vec<T>,
-    /// Positions in `items` by namespace, once there are more than [`SCAN`].
-    #[expect(
-        clippy::box_collection,
-        reason = "8 bytes in every name's entry instead of a map's 48: a cluster keeps tens of thousands, almost none with a map"
-    )]
+    /// Positions in `items` by namespace, once there are more than [`SCAN`]. Boxed: 8 bytes in
+    /// every name's entry instead of a map's 40, for a cluster keeps tens of thousands, almost
+    /// none with a map.
     positions: Option<Box<HashMap<String, Vec<u32>>>>,
 }
 
@@ -189,7 +193,8 @@ impl<T: InNamespace> SameName<T> {
         }
         self.items.push(item);
         if self.positions.is_none() && self.items.len() > SCAN {
-            let mut positions: HashMap<String, Vec<u32>> = HashMap::with_capacity(self.items.len());
+            let mut positions: HashMap<String, Vec<u32>> =
+                HashMap::with_capacity_and_hasher(self.items.len(), Default::default());
             for (at, x) in self.items.iter().enumerate() {
                 let at = u32::try_from(at).unwrap_or(u32::MAX);
                 positions.entry(x.namespace().to_string()).or_default().push(at);
@@ -384,14 +389,14 @@ impl<H> ObjectIndex<H> {
         ObjectIndex {
             hpa_order,
             workloads: Vec::new(),
-            pdbs: HashMap::new(),
-            vpas: HashMap::new(),
-            scaled_objects: HashMap::new(),
-            limit_ranges: HashMap::new(),
-            crds: HashMap::new(),
-            runtime_classes: HashMap::new(),
-            hpas: HashMap::new(),
-            hpas_by_target: HashMap::new(),
+            pdbs: HashMap::default(),
+            vpas: HashMap::default(),
+            scaled_objects: HashMap::default(),
+            limit_ranges: HashMap::default(),
+            crds: HashMap::default(),
+            runtime_classes: HashMap::default(),
+            hpas: HashMap::default(),
+            hpas_by_target: HashMap::default(),
             by_label: OnceLock::new(),
             coverage: None,
         }
@@ -417,7 +422,7 @@ impl<H> ObjectIndex<H> {
         let at = match self.workloads.iter().position(|(k, _)| k == kind) {
             Some(at) => at,
             None => {
-                self.workloads.push((kind.to_string(), HashMap::new()));
+                self.workloads.push((kind.to_string(), HashMap::default()));
                 self.workloads.len() - 1
             }
         };
