@@ -2111,10 +2111,9 @@ fn a_container_metric_of_a_container_the_metrics_lack_has_no_samples() {
     // The condition carries the error before `computeStatusForContainerResourceMetric` wraps it.
     let inner = error.strip_prefix("failed to get sidecar container metric value: ").unwrap();
     assert_eq!(active["replayed"]["message"], format!("the HPA was unable to compute the replica count: {inner}"));
-    assert_eq!(
-        d["findings"][1]["message"], "metric 1 sets pods aside (2 without metrics): pods without metrics are left out",
-        "{d:#}"
-    );
+    // The failure is the answer; the pods it set aside are in the metric's `setAside` above.
+    let causes: Vec<&Value> = d["findings"].as_array().unwrap().iter().map(|f| &f["cause"]).collect();
+    assert!(!causes.contains(&&json!("unready-pods")), "{d:#}");
     assert!(human.contains(&format!("  1. ContainerResource container/sidecar/cpu: failed: {error}\n")), "{human}");
 
     let (d, _) = replayed("container-present");

@@ -1528,7 +1528,8 @@ fn findings(input: &DiagnosisInput<'_>, d: &Diagnosis) -> (Vec<Answer>, Vec<Stri
     }
     let specs = super::controller::effective_metrics(input.hpa);
     for e in sync.metrics() {
-        if e.set_aside.is_empty() {
+        // A failed metric's answer is its error (its set-aside pods stay in its evaluation).
+        if e.set_aside.is_empty() || e.error.is_some() {
             continue;
         }
         let mut by_reason: BTreeMap<&'static str, usize> = BTreeMap::new();
