@@ -328,6 +328,7 @@ impl Admitted {
             objects: world,
             settings,
             operation: self.operation,
+            target_refusal: std::cell::OnceCell::new(),
         }
     }
 

@@ -276,7 +276,7 @@ fn refused(cx: &Context<'_>, pdb: &Pdb, field: &str, words: &str) -> Finding {
     } else if field == "spec" {
         "set only one of minAvailable and maxUnavailable (maxUnavailable: 1 allows one eviction at any replica count)"
     } else if field.starts_with("spec.selector") {
-        "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+        super::REFUSED_SELECTOR_HELP
     } else if field == "spec.unhealthyPodEvictionPolicy" {
         "write unhealthyPodEvictionPolicy as IfHealthyBudget or AlwaysAllow, or leave it out"
     } else {

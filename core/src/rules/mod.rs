@@ -245,8 +245,12 @@ impl Default for Settings {
     }
 }
 
+/// The help of a finding on a selector kube-apiserver refuses (a workload's, HPA410; a
+/// budget's, HPA104).
+pub(crate) const REFUSED_SELECTOR_HELP: &str = "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels";
+
 /// Everything a rule sees about one HPA.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Context<'a> {
     /// The object as written, in its own version.
     pub original: &'a VersionedHpa,
@@ -266,6 +270,8 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
     /// CREATE (a file, a new object) or UPDATE (onto a stored object: a live HPA re-applied).
     pub operation: Operation,
+    /// [`Context::target_refusal`], worked out by the first rule that asks (six rules do).
+    pub target_refusal: std::cell::OnceCell<Option<(String, String)>>,
 }
 
 /// Items as a sentence lists them: `a`, `a and b`, `a, b and c` (how every finding and note
@@ -313,11 +319,15 @@ impl<'a> Context<'a> {
     /// says of it. HPA410 reports a refusal; the rules about what the target's pods would do
     /// (HPA104's budget, HPA201's requests, HPA202's containers, HPA407's shared pods, HPA408's
     /// VPA) say nothing of a target that is never created.
-    pub fn target_refusal(&self) -> Option<(String, String)> {
-        if self.objects?.source() != objects::Source::Manifests {
-            return None;
-        }
-        self.target_workload()?.refusal(self.settings.gates().version())
+    pub fn target_refusal(&self) -> Option<&(String, String)> {
+        self.target_refusal
+            .get_or_init(|| {
+                if self.objects?.source() != objects::Source::Manifests {
+                    return None;
+                }
+                self.target_workload()?.refusal(self.settings.gates().version())
+            })
+            .as_ref()
     }
 
     /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target

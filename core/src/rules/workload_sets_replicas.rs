@@ -180,7 +180,7 @@ impl Rule for WorkloadSetsReplicas {
             } else if field == "spec.selector" {
                 "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
             } else if field.starts_with("spec.selector") {
-                "write the selector as kube-apiserver takes it: operators In, NotIn, Exists or DoesNotExist, keys and values that are valid labels"
+                super::REFUSED_SELECTOR_HELP
             } else if field == "spec.template.metadata.labels" {
                 "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
             } else if field == "metadata.name" {
@@ -214,7 +214,7 @@ impl Rule for WorkloadSetsReplicas {
             let at = match field.as_str() {
                 "spec.template.labels" => "spec.template.metadata.labels".to_string(),
                 "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
-                _ => field,
+                _ => field.clone(),
             };
             f = f.on_object(w.id.clone(), at);
             f.severity = super::Severity::Error;
