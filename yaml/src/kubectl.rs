@@ -475,11 +475,37 @@ impl Counter {
     }
 }
 
+/// The lines of `text` as YAML counts them (saphyr and go-yaml alike), each with its line
+/// break: a line ends at `\n`, `\r\n` or a lone `\r`.
+fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = match rest.find(['\n', '\r']) {
+            None => rest.len(),
+            Some(i) if rest[i..].starts_with("\r\n") => i + 2,
+            Some(i) => i + 1,
+        };
+        let (line, after) = rest.split_at(end);
+        rest = after;
+        Some(line)
+    })
+}
+
+/// The byte offset of the start of the line after the one `from` (a byte offset) is on, if a
+/// line break ends that one.
+fn next_line_start(text: &str, from: usize) -> Option<usize> {
+    let line = yaml_lines(text.get(from..)?).next()?;
+    line.ends_with(['\n', '\r']).then_some(from + line.len())
+}
+
 /// A `...` before any document content: go-yaml's parser then finds no node where a document
 /// must start ("did not find expected node content"), as a mark of the piece.
 pub(crate) fn end_before_document(text: &str) -> Option<Mark> {
     let mut index = 0u32;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
+    for (i, l) in yaml_lines(text).enumerate() {
         let content = l.trim_start_matches([' ', '\t']);
         let trimmed = content.trim_end();
         if let Some(rest) = trimmed.strip_prefix("...")
@@ -577,7 +603,7 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     // The `%YAML` directive and the `%TAG` handles met.
     let mut yaml = false;
     let mut handles: Vec<&str> = Vec::new();
-    for (line, l) in (1u32..).zip(text.split_inclusive('\n')) {
+    for (line, l) in (1u32..).zip(yaml_lines(text)) {
         if let Some(rest) = l.strip_prefix('%') {
             directives = true;
             let at = Mark { index, line, col: 0 };
@@ -1110,7 +1136,7 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
     let after_line = line_start + line.len();
     let mut next = None;
     let mut from = after_line;
-    for l in piece[after_line..].split_inclusive('\n') {
+    for l in yaml_lines(&piece[after_line..]) {
         let trimmed = l.trim_start_matches([' ', '\t', '\r', '\n']);
         if !trimmed.is_empty() && !trimmed.starts_with('#') {
             next = Some(mark_at(piece, from + (l.len() - trimmed.len())));
@@ -1263,8 +1289,8 @@ fn end_of(piece: &str) -> Mark {
 /// indicator".
 fn document_indicator(piece: &str, mark: Mark) -> Option<Mark> {
     let from = offset(piece, mark);
-    let mut at = from + piece[from..].find('\n')? + 1;
-    for line in piece[at..].split_inclusive('\n') {
+    let mut at = next_line_start(piece, from)?;
+    for line in yaml_lines(&piece[at..]) {
         let indicator = line.starts_with("---") || line.starts_with("...");
         if indicator && line[3..].chars().next().is_none_or(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) {
             return Some(mark_at(piece, at));
@@ -1278,9 +1304,9 @@ fn document_indicator(piece: &str, mark: Mark) -> Option<Mark> {
 /// scanner finds "a tab character that violates indentation".
 fn indentation_tab(piece: &str, mark: Mark) -> Option<Mark> {
     let from = offset(piece, mark);
-    let next_line = piece[from..].find('\n').map(|i| from + i + 1)?;
+    let next_line = next_line_start(piece, from)?;
     let mut at = next_line;
-    for line in piece[next_line..].split_inclusive('\n') {
+    for line in yaml_lines(&piece[next_line..]) {
         let blank = line.len() - line.trim_start_matches([' ', '\t']).len();
         if let Some(tab) = line[..blank].find('\t') {
             return Some(mark_at(piece, at + tab));

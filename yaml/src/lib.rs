@@ -2556,6 +2556,9 @@ mod tests {
             ("%TAG !e! tag:x:{\n---\na: 1\n".into(), "yaml: did not find expected whitespace or line break", (1, 16)),
             ("%TAG !e tag:x:\n---\na: 1\n".into(), "yaml: did not find expected '!'", (1, 8)),
             ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
+            // A lone `\r` ends a line for both: a directive may follow it.
+            ("# c\r%YAML 1.123\n---\na: 1\n".into(), "yaml: line 2: found extremely long version number", (2, 12)),
+            ("# c\r%YAML 1.1\r%YAML 1.1\n---\na: 1\n".into(), "yaml: line 2: found duplicate %YAML directive", (3, 1)),
             ("%TAG !e! x:\n%TAG !e! y:\n---\na: 1\n".into(), "yaml: line 1: found duplicate %TAG directive", (2, 1)),
             // A tag's URI ends at a character it cannot hold, where white space must follow.
             ("%TAG !e! %zz\n---\na: 1\n".into(), "yaml: did not find URI escaped octet", (1, 10)),
