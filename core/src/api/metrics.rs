@@ -394,7 +394,12 @@ mod tests {
         let wrong = "json: cannot unmarshal string into Go struct field PodMetrics.items.containers of type []v1beta1.ContainerMetrics";
         assert_eq!(
             error(pods(&[json!({"containers": "c"}), json!({"window": 5})])),
-            (1, "window".into(), Some("5".into()), "json: cannot unmarshal number into Go value of type string".into())
+            (
+                1,
+                "window".into(),
+                Some("5".into()),
+                "json: cannot unmarshal number into Go struct field PodMetrics.items.window of type string".into()
+            )
         );
         assert_eq!(
             error(pods(&[json!({"containers": "c"}), json!({"containers": [{"usage": {"cpu": "1x"}}]})])),

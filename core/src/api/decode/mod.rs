@@ -332,28 +332,18 @@ pub struct Options {
     /// release's struct, as its kube-apiserver finds it; a quantity parses as the release's
     /// `ParseQuantity` does (`None`: [`KubernetesVersion::LATEST`]'s).
     pub release: Option<KubernetesVersion>,
-    /// An `UnmarshalJSON`'s own type error (`metav1.Time`'s, which unmarshals a string with
-    /// the standard library) is named by the field it is in (`addErrorContext` of the standard
-    /// library's `encoding/json`, whose `UnmarshalTypeError` it is), not left as it is
-    /// (`sigs.k8s.io/json`, a fork with its own error type: kube-apiserver).
-    pub unmarshaler_error_context: bool,
 }
 
 impl Options {
     /// `sigs.k8s.io/json.UnmarshalStrict`, as kube-apiserver decodes a request body.
-    pub const KUBE_APISERVER: Options =
-        Options { case_sensitive: true, duplicate_fields: true, release: None, unmarshaler_error_context: false };
+    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true, release: None };
     /// Go's plain `json.Unmarshal` (the round-trip annotations are read with it): keys also
     /// match case-insensitively, duplicates are not noticed.
-    pub const ENCODING_JSON: Options =
-        Options { case_sensitive: false, duplicate_fields: false, release: None, unmarshaler_error_context: true };
+    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false, release: None };
     /// kubectl's own decoding of each object of a file into `metadataOnlyObject` before it sends
     /// anything (cli-runtime's `metadataValidatingDecoder`): keys match exactly, duplicates are
-    /// not noticed, and `metav1.Time`'s error is named by its field (kubectl 1.33: `json: cannot
-    /// unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type
-    /// string`).
-    pub const KUBECTL_METADATA: Options =
-        Options { case_sensitive: true, duplicate_fields: false, release: None, unmarshaler_error_context: true };
+    /// not noticed.
+    pub const KUBECTL_METADATA: Options = Options { case_sensitive: true, duplicate_fields: false, release: None };
 
     /// These options with the Go types of `release`.
     pub const fn in_release(self, release: KubernetesVersion) -> Options {
@@ -802,17 +792,16 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 
     /// Stops decoding with the type error of a value an `UnmarshalJSON` unmarshals into a Go
-    /// `T` with the standard library (`metav1.Time`'s into a `string`), named by the field being
-    /// decoded when the options say so ([`Options::unmarshaler_error_context`]: `json: cannot
-    /// unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type
-    /// string`), as it is otherwise (`json: cannot unmarshal number into Go value of type string`).
+    /// `T` with the standard library (`metav1.Time`'s and `metav1.Duration`'s into a `string`),
+    /// named by the field being decoded: `json: cannot unmarshal number into Go struct field
+    /// ObjectMeta.metadata.creationTimestamp of type string`. The error is the standard
+    /// library's `*json.UnmarshalTypeError`, and the decoder that called the `UnmarshalJSON`
+    /// fills in its `Struct` and `Field` (`decodeState.addErrorContext`): `encoding/json`'s own,
+    /// and `sigs.k8s.io/json`'s (kube-apiserver, client-go), whose `UnmarshalTypeError` is a type
+    /// alias of the standard library's (`internal/golang/encoding/json/kubernetes_patch.go`).
     #[cold]
     pub fn fail_mismatch<T: Decode + ?Sized>(&mut self, value: &str) -> Abort {
-        let message = if self.options.unmarshaler_error_context {
-            self.type_error_message::<T>(value, GoType::Default)
-        } else {
-            format!("json: cannot unmarshal {value} into Go value of type {}", T::go_type(self.package))
-        };
+        let message = self.type_error_message::<T>(value, GoType::Default);
         self.fail(message)
     }
 

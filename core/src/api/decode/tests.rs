@@ -146,8 +146,23 @@ fn unmarshaler_errors_are_theirs() -> TestResult {
         ),
         (
             r#""metadata": {"creationTimestamp": 5}"#,
-            "json: cannot unmarshal number into Go value of type string",
+            "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string",
             "metadata.creationTimestamp",
+        ),
+        (
+            r#""status": {"conditions": [{"type": "AbleToScale", "status": "True", "lastTransitionTime": true}]}"#,
+            "json: cannot unmarshal bool into Go struct field HorizontalPodAutoscalerCondition.status.conditions.lastTransitionTime of type string",
+            "status.conditions[0].lastTransitionTime",
+        ),
+        (
+            r#""status": {"lastScaleTime": 5}"#,
+            "json: cannot unmarshal number into Go struct field HorizontalPodAutoscalerStatus.status.lastScaleTime of type string",
+            "status.lastScaleTime",
+        ),
+        (
+            r#""metadata": {"managedFields": [{"manager": "m", "time": ["x"]}]}"#,
+            "json: cannot unmarshal array into Go struct field ManagedFieldsEntry.metadata.managedFields.time of type string",
+            "metadata.managedFields[0].time",
         ),
     ] {
         let errors = errors("v2", body);
