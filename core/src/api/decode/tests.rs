@@ -528,3 +528,44 @@ fn a_refusal_beneath_a_refused_value_is_reported_once() {
         ]
     );
 }
+
+/// kube-apiserver words a decode error alike in 1.33 to 1.38. Its decoder is
+/// `sigs.k8s.io/json`'s fork of `encoding/json`: the syntax errors are the fork's own, and the
+/// type errors are the standard library's `UnmarshalTypeError` (a type alias), whose `Error()`
+/// comes from the Go release the Kubernetes release is built with: Go 1.24 to 1.26 for 1.33 to
+/// 1.37, and Go 1.27 for 1.38, where `encoding/json` runs on json/v2 (`v2_decode.go`). That `Error()` keeps the v1 words; it drops "Go struct field " only when
+/// the field path ends in an array index, which the fork's path (field names only) never does,
+/// and appends `Err`, which the fork never sets. `metav1.Time`'s standard-library
+/// `json.Unmarshal(b, &str)` gives the same error under json/v2 (no value, no `Err`).
+#[test]
+fn decode_errors_are_worded_alike_in_every_release() {
+    let bodies = [
+        r#""spec": {"maxReplicas": "3"}"#,
+        r#""spec": {"maxReplicas": 5.5}"#,
+        r#""spec": {"metrics": {}}"#,
+        r#""metadata": {"labels": {"a": 1}}"#,
+        r#""metadata": {"creationTimestamp": 5}"#,
+        r#""spec": {"maxReplicas": 3, "x": 1}"#,
+        r#""spec": {"maxReplicas": 3,}"#,
+    ];
+    let expected = [
+        "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        "json: cannot unmarshal number 5.5 into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32",
+        "json: cannot unmarshal object into Go struct field HorizontalPodAutoscalerSpec.spec.metrics of type []v2.MetricSpec",
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string",
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string",
+        "unknown field \"spec.x\"",
+        "invalid character '}' looking for beginning of object key string",
+    ];
+    for release in KubernetesVersion::ALL {
+        let got: Vec<String> = bodies
+            .iter()
+            .map(|body| {
+                let text = format!("{{{V2}, {body}}}");
+                let errors = api::decode_json(&text, Strictness::Strict, release).expect_err("decoding must fail");
+                errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+            })
+            .collect();
+        assert_eq!(got, expected, "{release:?}");
+    }
+}
