@@ -58,11 +58,11 @@ pub enum Command {
 /// `hpa-webhook policy ...`.
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
-    /// Print the policy as in-tree admission objects for Kubernetes 1.36 and later: the
-    /// constraints as ValidatingAdmissionPolicies (those enforced with Deny, those with Warn),
-    /// the behavior defaults as a MutatingAdmissionPolicy, each with its binding (a v1 List, for
-    /// `kubectl apply -f -`). They cannot run cross-object checks or lint warnings, nor word
-    /// denials as the webhook.
+    /// Print the policy as in-tree admission objects: the constraints as
+    /// ValidatingAdmissionPolicies (those enforced with Deny, those with Warn), the behavior
+    /// defaults as a MutatingAdmissionPolicy (Kubernetes 1.36 and later; before, a note says they
+    /// need the webhook), each with its binding (a v1 List, for `kubectl apply -f -`). They
+    /// cannot run cross-object checks or lint warnings, nor word denials as the webhook.
     Export(ExportArgs),
     /// Check a policy file as the server reads it (the same reader, the same checks) without
     /// serving: exit status 0 when `serve --policy FILE` would take it, 1 with every problem
@@ -109,7 +109,8 @@ pub struct ExportArgs {
     #[arg(long, value_name = "NAMESPACE", value_delimiter = ',', default_value = "kube-system")]
     pub exclude_namespace: Vec<String>,
 
-    /// Kubernetes release of the cluster (1.36 or later: MutatingAdmissionPolicy is GA there).
+    /// Kubernetes release of the cluster: 1.33 to 1.38. Before 1.36, where MutatingAdmissionPolicy
+    /// is not GA, the behavior defaults are left out (a note on stderr says so).
     #[arg(long, value_name = "VERSION", default_value_t = KubernetesVersion::LATEST)]
     pub kubernetes_version: KubernetesVersion,
 

@@ -1,5 +1,5 @@
 //! `hpa-webhook policy export`: the organization policy as in-tree admission objects, for
-//! clusters that run Kubernetes 1.36 or later and want the policy without operating a webhook.
+//! clusters that want the policy without operating a webhook.
 //!
 //! - The constraints become a `ValidatingAdmissionPolicy` and its binding: `maxReplicas` and
 //!   `requireBehavior`, each with the webhook's message and its ratcheting (an UPDATE may keep a
@@ -11,6 +11,16 @@
 //!   both, each half guarded by the enforcement of the layer that set it in the namespace.
 //! - The behavior defaults become a `MutatingAdmissionPolicy` (`admissionregistration.k8s.io/v1`,
 //!   GA in 1.36) and its binding: JSON patches that add the fields an HPA leaves unset.
+//!
+//! Per release ([`ExportOptions::release`]): `admissionregistration.k8s.io/v1`
+//! ValidatingAdmissionPolicies are GA from 1.30, so every release the toolkit knows gets the
+//! constraints. The MutatingAdmissionPolicy is left out before 1.36, with a note saying why
+//! ([`mutating_admission_policy_missing`]): there the defaults need the webhook's `/mutate`.
+//! The CEL stays within what every release's environment offers (`apiserver/pkg/cel/environment/
+//! base.go`, checked at the compatibility version, the release before): the validations use
+//! CEL's standard definitions only (present from the base environment's 1.0 epoch), the
+//! mutations add optional types (from 1.28) and the MutatingAdmissionPolicy's own `JSONPatch`
+//! and `Object` types.
 //!
 //! One policy of each kind holds every layer: a rule is a CEL variable that tells whether the
 //! namespace matches it (by name, or by the labels of `namespaceObject`), and each setting is a
@@ -29,6 +39,7 @@ use serde_json::{Value, json};
 use hpa_core::api::LabelSelector;
 use hpa_core::api::meta::LabelSelectorRequirement;
 use hpa_core::api::v2::{HPAScalingPolicy, HPAScalingRules};
+use hpa_core::features::KubernetesVersion;
 
 use crate::policy::{Enforcement, LayerView, NAMESPACE_NAME_LABEL, NamespaceSelector, Policy};
 
@@ -45,6 +56,9 @@ pub struct ExportOptions {
     pub excluded_namespaces: Vec<String>,
     /// Whether tolerance defaults are exported (the `HPAConfigurableTolerance` gate).
     pub tolerance: bool,
+    /// The cluster's release: the behavior defaults are exported from 1.36 on
+    /// ([`mutating_admission_policy_missing`]).
+    pub release: KubernetesVersion,
 }
 
 /// What the export produced.
@@ -96,7 +110,9 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
             }
         }));
     }
-    if !options.tolerance
+    let missing = mutating_admission_policy_missing(options.release);
+    if missing.is_none()
+        && !options.tolerance
         && layers.iter().any(|l| {
             l.behavior
                 .is_some_and(|b| [&b.scale_up, &b.scale_down].into_iter().flatten().any(|r| r.tolerance.is_some()))
@@ -104,27 +120,39 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
     {
         notes.push("tolerance defaults are not exported: HPAConfigurableTolerance is off".to_string());
     }
-    if let Some(mutation) = mutating(&layers, options.tolerance) {
-        let name = format!("{}-defaults", options.name);
-        objects.push(json!({
-            "apiVersion": API_VERSION,
-            "kind": "MutatingAdmissionPolicy",
-            "metadata": {"name": name, "labels": labels()},
-            "spec": {
-                // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
-                "failurePolicy": "Ignore",
-                "reinvocationPolicy": "IfNeeded",
-                "matchConstraints": match_constraints(),
-                "variables": rules.iter().cloned().chain(mutation.variables).collect::<Vec<_>>(),
-                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": mutation.expression}}],
-            }
-        }));
-        objects.push(json!({
-            "apiVersion": API_VERSION,
-            "kind": "MutatingAdmissionPolicyBinding",
-            "metadata": {"name": name, "labels": labels()},
-            "spec": {"policyName": name, "matchResources": match_resources(options)}
-        }));
+    let mut defaults_left_out = false;
+    match (mutating(&layers, options.tolerance), missing) {
+        (None, _) => {}
+        (Some(_), Some(why)) => {
+            defaults_left_out = true;
+            notes.push(format!(
+                "behavior defaults are not exported for Kubernetes {}: {why}; they need hpa-webhook's /mutate \
+                 (the constraints are exported: ValidatingAdmissionPolicy is GA from 1.30)",
+                options.release
+            ));
+        }
+        (Some(mutation), None) => {
+            let name = format!("{}-defaults", options.name);
+            objects.push(json!({
+                "apiVersion": API_VERSION,
+                "kind": "MutatingAdmissionPolicy",
+                "metadata": {"name": name, "labels": labels()},
+                "spec": {
+                    // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
+                    "failurePolicy": "Ignore",
+                    "reinvocationPolicy": "IfNeeded",
+                    "matchConstraints": match_constraints(),
+                    "variables": rules.iter().cloned().chain(mutation.variables).collect::<Vec<_>>(),
+                    "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": mutation.expression}}],
+                }
+            }));
+            objects.push(json!({
+                "apiVersion": API_VERSION,
+                "kind": "MutatingAdmissionPolicyBinding",
+                "metadata": {"name": name, "labels": labels()},
+                "spec": {"policyName": name, "matchResources": match_resources(options)}
+            }));
+        }
     }
     if !policy.namespace_labels().is_empty() {
         notes.push(namespace_labels_note(policy));
@@ -132,10 +160,31 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
     if policy.denies_rules() {
         notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
     }
-    if objects.is_empty() {
+    if objects.is_empty() && !defaults_left_out {
         notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
     }
     Exported { objects, notes }
+}
+
+/// Why `release` cannot take the behavior defaults as a MutatingAdmissionPolicy, or `None` from
+/// 1.36, where it is GA. k8s.io/apiserver's versioned feature gate `MutatingAdmissionPolicy`
+/// (KEP-3962): alpha and off from 1.32 (`admissionregistration.k8s.io/v1alpha1`), beta and still
+/// off from 1.34 (`v1beta1`, which as every beta API since 1.24 is also off until
+/// `--runtime-config` serves it), GA and on in 1.36 (#136039, CHANGELOG-1.36: "Graduated
+/// MutatingAdmissionPolicy to GA (v1) in Kubernetes 1.36. The feature is now enabled by
+/// default.").
+pub fn mutating_admission_policy_missing(release: KubernetesVersion) -> Option<&'static str> {
+    match release {
+        KubernetesVersion::V1_33 => Some(
+            "MutatingAdmissionPolicy is alpha there (admissionregistration.k8s.io/v1alpha1, feature gate \
+             MutatingAdmissionPolicy off by default) and GA (admissionregistration.k8s.io/v1) from 1.36",
+        ),
+        KubernetesVersion::V1_34 | KubernetesVersion::V1_35 => Some(
+            "MutatingAdmissionPolicy is beta there (admissionregistration.k8s.io/v1beta1, feature gate \
+             MutatingAdmissionPolicy off by default) and GA (admissionregistration.k8s.io/v1) from 1.36",
+        ),
+        KubernetesVersion::V1_36 | KubernetesVersion::V1_37 | KubernetesVersion::V1_38 => None,
+    }
 }
 
 /// `namespaceLabels` decide which rules apply in the webhook; the exported policies read the
@@ -178,9 +227,6 @@ pub enum ExportError {
     /// `--feature-gates` or `--kubernetes-version` is invalid.
     #[error("--feature-gates: {0}")]
     Gates(#[from] hpa_core::features::GateError),
-    /// The cluster is older than 1.36.
-    #[error("MutatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1) from Kubernetes 1.36; got {0}")]
-    TooOld(hpa_core::features::KubernetesVersion),
     /// kube-apiserver would refuse objects built from these flags (`--name`,
     /// `--validation-actions`, `--exclude-namespace`): its 422 messages, one per object.
     #[error("kube-apiserver would refuse the exported objects (check --name, --validation-actions and --exclude-namespace):\n  {}", .0.join("\n  "))]
@@ -303,15 +349,13 @@ pub fn run(
     for w in warnings {
         writeln!(stderr, "warning: --feature-gates: {w}")?;
     }
-    if gates.version() < hpa_core::features::KubernetesVersion::V1_36 {
-        return Err(ExportError::TooOld(gates.version()));
-    }
     let store = crate::policy::PolicyStore::load(Some(&args.policy))?;
     let options = ExportOptions {
         name: args.name.clone(),
         validation_actions: (!args.validation_actions.is_empty()).then(|| args.validation_actions.clone()),
         excluded_namespaces: args.exclude_namespace.iter().filter(|n| !n.is_empty()).cloned().collect(),
         tolerance: gates.enabled(hpa_core::features::Gate::HPAConfigurableTolerance),
+        release: gates.version(),
     };
     let exported = export(&store.current(), &options);
     let refused = refusals(&exported.objects, gates.version());

@@ -20,7 +20,7 @@ use hpa_core::api::v2;
 use hpa_core::features::KubernetesVersion;
 use hpa_test_tools::tool;
 use hpa_webhook::admission::{Reviewer, mutate_v2, short};
-use hpa_webhook::export::{ExportOptions, export};
+use hpa_webhook::export::{self, ExportOptions, export};
 use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::{Enforcement, Policy};
 
@@ -412,15 +412,33 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
         .enumerate()
         .map(|(index, text)| {
             let policy = Policy::parse(text).unwrap();
-            let exported = [false, true].map(|tolerance| {
+            let export_for = |tolerance: bool, release: KubernetesVersion| {
                 let options = ExportOptions {
                     name: "p".into(),
                     validation_actions: None,
                     excluded_namespaces: vec![],
                     tolerance,
+                    release,
                 };
                 export(&policy, &options).objects
-            });
+            };
+            let exported = [false, true].map(|tolerance| export_for(tolerance, KubernetesVersion::LATEST));
+            // Every release gets these objects: the same ValidatingAdmissionPolicies, and the
+            // same MutatingAdmissionPolicy from 1.36 on (none before), so the verdicts and
+            // defaults compared below are those of each release's export.
+            for release in KubernetesVersion::ALL {
+                for (tolerance, latest) in [false, true].into_iter().zip(&exported) {
+                    let objects = export_for(tolerance, release);
+                    let expected: Vec<&Value> = latest
+                        .iter()
+                        .filter(|o| {
+                            export::mutating_admission_policy_missing(release).is_none()
+                                || !o["kind"].as_str().unwrap().starts_with("MutatingAdmission")
+                        })
+                        .collect();
+                    assert_eq!(objects.iter().collect::<Vec<_>>(), expected, "policy {index}, {release}, {tolerance}");
+                }
+            }
             let find = |objects: &[Value], kind: &str| objects.iter().find(|o| o["kind"] == kind).cloned();
             let compiled = |object: Option<Value>| {
                 let compiled = Compiled::new(&env, &object?);
@@ -671,37 +689,55 @@ fn check_hpa(
     }
 }
 
+/// Every object exported for each release passes `kubernetes-validate --strict` with that
+/// release's schemas (the PyPI package has 1.33 to 1.37; 1.38, in development, is checked with
+/// 1.37's), and the objects of a release before 1.36 hold no MutatingAdmissionPolicy, whose v1
+/// schema those releases lack.
 #[test]
 fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
     let validator = tool("kubernetes-validate", &["--version"]);
     let dir = tempfile::tempdir().unwrap();
-    for (p, text) in POLICIES.iter().enumerate() {
-        for (tolerance, actions, excluded) in
-            [(true, None, vec!["kube-system"]), (false, Some(vec!["Warn", "Audit"]), vec![])]
-        {
-            let options = ExportOptions {
-                name: format!("policy-{p}"),
-                validation_actions: actions.map(|actions| actions.iter().map(|a| a.to_string()).collect()),
-                excluded_namespaces: excluded.iter().map(|a| a.to_string()).collect(),
-                tolerance,
-            };
-            let exported = export(&Policy::parse(text).unwrap(), &options);
-            assert!(exported.objects.iter().all(|o| o["apiVersion"] == "admissionregistration.k8s.io/v1"));
-            if !validator {
-                continue;
+    for release in KubernetesVersion::ALL {
+        let schemas = match release {
+            KubernetesVersion::V1_38 => "1.37.0".to_string(),
+            release => format!("{release}.0"),
+        };
+        // One file per release: every policy's objects, with each set of options.
+        let mut docs = Vec::new();
+        for (p, text) in POLICIES.iter().enumerate() {
+            for (o, (tolerance, actions, excluded)) in
+                [(true, None, vec!["kube-system"]), (false, Some(vec!["Warn", "Audit"]), vec![])]
+                    .into_iter()
+                    .enumerate()
+            {
+                let options = ExportOptions {
+                    name: format!("policy-{p}-{o}"),
+                    validation_actions: actions.map(|actions| actions.iter().map(|a| a.to_string()).collect()),
+                    excluded_namespaces: excluded.iter().map(|a| a.to_string()).collect(),
+                    tolerance,
+                    release,
+                };
+                let exported = export(&Policy::parse(text).unwrap(), &options);
+                assert!(exported.objects.iter().all(|o| o["apiVersion"] == "admissionregistration.k8s.io/v1"));
+                let mutating = exported.objects.iter().any(|o| o["kind"] == "MutatingAdmissionPolicy");
+                // (POLICIES[3] sets no behavior default.)
+                assert_eq!(mutating, release >= KubernetesVersion::V1_36 && p != 3, "policy {p}, {release}");
+                docs.extend(exported.objects.iter().map(|o| o.to_string()));
             }
-            let file = dir.path().join(format!("export-{p}-{tolerance}.yaml"));
-            let docs: Vec<String> = exported.objects.iter().map(|o| o.to_string()).collect();
-            std::fs::write(&file, docs.join("\n---\n")).unwrap();
-            let out = std::process::Command::new("kubernetes-validate")
-                .args(["--strict", "-k", "1.37.0"])
-                .arg(&file)
-                .output()
-                .unwrap();
-            let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-            assert!(out.status.success() && !report.contains("ERROR") && !report.contains("WARN"), "{report}");
-            assert_eq!(report.matches("passed for resource").count(), exported.objects.len(), "{report}");
         }
+        if !validator {
+            continue;
+        }
+        let file = dir.path().join(format!("export-{release}.yaml"));
+        std::fs::write(&file, docs.join("\n---\n")).unwrap();
+        let out = std::process::Command::new("kubernetes-validate")
+            .args(["--strict", "-k", &schemas])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && !report.contains("ERROR") && !report.contains("WARN"), "{release}: {report}");
+        assert_eq!(report.matches("passed for resource").count(), docs.len(), "{release}: {report}");
     }
 }
 
@@ -712,8 +748,13 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
 fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     let policy = Policy::parse(POLICIES[3]).unwrap();
     let summary = |validation_actions: Option<Vec<String>>| -> Vec<(String, String, Value)> {
-        let options =
-            ExportOptions { name: "p".into(), validation_actions, excluded_namespaces: vec![], tolerance: true };
+        let options = ExportOptions {
+            name: "p".into(),
+            validation_actions,
+            excluded_namespaces: vec![],
+            tolerance: true,
+            release: KubernetesVersion::LATEST,
+        };
         export(&policy, &options)
             .objects
             .iter()
@@ -752,8 +793,13 @@ fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     );
     // A policy that enforces everything alike has one policy and no guard.
     let all_warn = Policy::parse(POLICIES[2]).unwrap();
-    let options =
-        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let options = ExportOptions {
+        name: "p".into(),
+        validation_actions: None,
+        excluded_namespaces: vec![],
+        tolerance: true,
+        release: KubernetesVersion::LATEST,
+    };
     let exported = export(&all_warn, &options);
     let names: Vec<&str> = exported.objects.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
@@ -763,8 +809,13 @@ fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
 /// without namespaceLabels.
 #[test]
 fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
-    let options =
-        ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true };
+    let options = ExportOptions {
+        name: "p".into(),
+        validation_actions: None,
+        excluded_namespaces: vec![],
+        tolerance: true,
+        release: KubernetesVersion::LATEST,
+    };
     let policy = Policy::parse(
         "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nnamespaceLabels:\n  \"it's\": {team: \"a b\", example.com/tier: gold}\n  other: {}\ndefaults: {constraints: {maxReplicas: 3}}\n",
     )
@@ -887,6 +938,135 @@ fn the_export_command_prints_a_list_and_its_notes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid policy"));
+}
+
+/// Before 1.36, where MutatingAdmissionPolicy is not GA, `--kubernetes-version` exports the
+/// constraints alone and says on stderr that the behavior defaults need the webhook (with the
+/// release's MutatingAdmissionPolicy API and gate); a policy of defaults only gives an empty List.
+#[test]
+fn the_export_command_leaves_the_defaults_to_the_webhook_before_1_36() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    let export_for = |policy: &str, release: &str| {
+        std::fs::write(&file, policy).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+            .args(["policy", "export", "--policy"])
+            .arg(&file)
+            .args(["--kubernetes-version", release])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{release}: {}", String::from_utf8_lossy(&out.stderr));
+        let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let kinds: Vec<String> =
+            list["items"].as_array().unwrap().iter().map(|o| o["kind"].as_str().unwrap().to_string()).collect();
+        let notes: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.starts_with("note: ") && !l.starts_with("note: namespaceLabels"))
+            .map(String::from)
+            .collect();
+        (kinds, notes)
+    };
+    let beta = "note: behavior defaults are not exported for Kubernetes {release}: MutatingAdmissionPolicy is beta \
+                there (admissionregistration.k8s.io/v1beta1, feature gate MutatingAdmissionPolicy off by default) and \
+                GA (admissionregistration.k8s.io/v1) from 1.36; they need hpa-webhook's /mutate (the constraints are \
+                exported: ValidatingAdmissionPolicy is GA from 1.30)";
+    let alpha = "note: behavior defaults are not exported for Kubernetes 1.33: MutatingAdmissionPolicy is alpha there \
+                 (admissionregistration.k8s.io/v1alpha1, feature gate MutatingAdmissionPolicy off by default) and GA \
+                 (admissionregistration.k8s.io/v1) from 1.36; they need hpa-webhook's /mutate (the constraints are \
+                 exported: ValidatingAdmissionPolicy is GA from 1.30)";
+    let constraints = ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"];
+    let everything = [
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+    ];
+    // The policy tests' example sets tolerance defaults too: HPAConfigurableTolerance is off in
+    // 1.33 and 1.34, but the note on the defaults says it all.
+    for (release, kinds, notes) in [
+        ("1.33", &constraints[..], vec![alpha.to_string()]),
+        ("1.34", &constraints[..], vec![beta.replace("{release}", "1.34")]),
+        ("v1.35.2", &constraints[..], vec![beta.replace("{release}", "1.35")]),
+        ("1.36", &everything[..], vec![]),
+        ("1.38", &everything[..], vec![]),
+    ] {
+        assert_eq!(export_for(POLICIES[0], release), (kinds.iter().map(|k| k.to_string()).collect(), notes));
+    }
+    // Defaults only: nothing to print before 1.36, and only the note on the defaults says why.
+    let defaults_only = "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\ndefaults:\n  behavior:\n    scaleUp: {selectPolicy: Max}\n";
+    assert_eq!(export_for(defaults_only, "1.35"), (vec![], vec![beta.replace("{release}", "1.35")]));
+    assert_eq!(
+        export_for(defaults_only, "1.36"),
+        (vec!["MutatingAdmissionPolicy".to_string(), "MutatingAdmissionPolicyBinding".to_string()], vec![])
+    );
+}
+
+/// The CEL functions and operators the exported expressions call, with the release from which
+/// kube-apiserver's base CEL environment (`apiserver/pkg/cel/environment/base.go`) offers them:
+/// CEL's standard definitions from its epoch (set to 1.0 there), `cel.OptionalTypes()` from 1.28
+/// (`optional.of`, `optional.none`, `hasValue`, `value`; the `cel` crate names the first two by
+/// their last part). kube-apiserver compiles a new policy's expressions in the environment of its
+/// compatibility version, the release before its own (`DefaultCompatibilityVersion`).
+const CEL_FUNCTIONS: [(&str, u32); 15] = [
+    ("!_", 0),
+    ("@in", 0),
+    ("_!=_", 0),
+    ("_&&_", 0),
+    ("_+_", 0),
+    ("_<=_", 0),
+    ("_==_", 0),
+    ("_?_:_", 0),
+    ("_[_]", 0),
+    ("_||_", 0),
+    ("string", 0),
+    ("hasValue", 28),
+    ("none", 28),
+    ("of", 28),
+    ("value", 28),
+];
+
+/// Every expression exported for each release calls only what that release's CEL environment
+/// offers ([`CEL_FUNCTIONS`]), and the table lists nothing the export does not call.
+#[test]
+fn the_exported_cel_is_within_each_releases_cel_environment() {
+    let env = cel_env();
+    let mut used = std::collections::BTreeSet::new();
+    for release in KubernetesVersion::ALL {
+        let compatibility = release.minor() - 1;
+        for text in POLICIES {
+            let options = ExportOptions {
+                name: "p".into(),
+                validation_actions: None,
+                excluded_namespaces: vec![],
+                tolerance: true,
+                release,
+            };
+            for object in export(&Policy::parse(text).unwrap(), &options).objects {
+                let spec = &object["spec"];
+                let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+                let mut expressions: Vec<Value> =
+                    list(&spec["variables"]).iter().map(|v| v["expression"].clone()).collect();
+                for v in list(&spec["validations"]) {
+                    expressions.extend([v["expression"].clone(), v["messageExpression"].clone()]);
+                }
+                expressions.extend(list(&spec["mutations"]).iter().map(|m| m["jsonPatch"]["expression"].clone()));
+                for expression in &expressions {
+                    let expression = expression.as_str().unwrap();
+                    let program = env.compile(expression).unwrap();
+                    for function in program.references().functions() {
+                        let since = CEL_FUNCTIONS.iter().find(|(name, _)| *name == function).map(|(_, since)| *since);
+                        assert!(
+                            since.is_some_and(|since| since <= compatibility),
+                            "{release}: {function} ({since:?}) in {expression}"
+                        );
+                        used.insert(function.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let table: std::collections::BTreeSet<String> = CEL_FUNCTIONS.iter().map(|(name, _)| name.to_string()).collect();
+    assert_eq!(used, table);
 }
 
 /// `--validation-actions` and `--name` end up in objects kube-apiserver validates; what it would
