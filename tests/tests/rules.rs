@@ -357,6 +357,7 @@ fn rules_say_what_differs_on_the_selected_release() {
             "HPA000  invalid: neither `scaleTargetRef.apiVersion` nor an Object metric's `describedObject.apiVersion` is checked for its group; `maxReplicas: 0` is `Invalid value: 0: must be greater than 0`; label messages say \"characters\" and \"a qualified name\"; values such as quantities are printed as Go structs; `status.conditions[].observedGeneration` is an unknown field; an `autoscaling/v1` Object metric's `\"targetValue\":\"0\"` next to an `averageValue` is refused (`must be positive`); `minReplicas: 0` is refused (HPAScaleToZero off); `behavior` tolerances are dropped silently (HPAConfigurableTolerance off).",
             "HPA201  missing-resource-request: the controller ignores pod-level requests, even with PodLevelResources on: every container needs its own request.",
             "HPA202  unknown-container: while a rollout adds or removes the container, the pods without it count with a request of 0.",
+            "HPA206  invalid-metric-selector: the quoted error says \"a qualified name\" and \"must be no more than 63 characters\"; it prints the missing values of an `In` or `NotIn` as `[]string(nil)`.",
             "HPA306  tolerance-ignored: the rule reports every `behavior` tolerance (HPAConfigurableTolerance off).",
         ]
     );
