@@ -120,39 +120,36 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
     {
         notes.push("tolerance defaults are not exported: HPAConfigurableTolerance is off".to_string());
     }
-    let mut defaults_left_out = false;
-    match (mutating(&layers, options.tolerance), missing) {
-        (None, _) => {}
-        (Some(_), Some(why)) => {
-            defaults_left_out = true;
-            notes.push(format!(
-                "behavior defaults are not exported for Kubernetes {}: {why}; they need hpa-webhook's /mutate \
-                 (the constraints are exported: ValidatingAdmissionPolicy is GA from 1.30)",
-                options.release
-            ));
-        }
-        (Some(mutation), None) => {
-            let name = format!("{}-defaults", options.name);
-            objects.push(json!({
-                "apiVersion": API_VERSION,
-                "kind": "MutatingAdmissionPolicy",
-                "metadata": {"name": name, "labels": labels()},
-                "spec": {
-                    // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
-                    "failurePolicy": "Ignore",
-                    "reinvocationPolicy": "IfNeeded",
-                    "matchConstraints": match_constraints(),
-                    "variables": rules.iter().cloned().chain(mutation.variables).collect::<Vec<_>>(),
-                    "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": mutation.expression}}],
-                }
-            }));
-            objects.push(json!({
-                "apiVersion": API_VERSION,
-                "kind": "MutatingAdmissionPolicyBinding",
-                "metadata": {"name": name, "labels": labels()},
-                "spec": {"policyName": name, "matchResources": match_resources(options)}
-            }));
-        }
+    let mutation = mutating(&layers, options.tolerance);
+    let defaults_left_out = mutation.is_some() && missing.is_some();
+    if let (true, Some(why)) = (defaults_left_out, missing) {
+        notes.push(format!(
+            "behavior defaults are not exported for Kubernetes {}: {why}; they need hpa-webhook's /mutate \
+             (the constraints are exported: ValidatingAdmissionPolicy is GA from 1.30)",
+            options.release
+        ));
+    }
+    if let Some(mutation) = mutation.filter(|_| missing.is_none()) {
+        let name = format!("{}-defaults", options.name);
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "MutatingAdmissionPolicy",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {
+                // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
+                "failurePolicy": "Ignore",
+                "reinvocationPolicy": "IfNeeded",
+                "matchConstraints": match_constraints(),
+                "variables": rules.iter().cloned().chain(mutation.variables).collect::<Vec<_>>(),
+                "mutations": [{"patchType": "JSONPatch", "jsonPatch": {"expression": mutation.expression}}],
+            }
+        }));
+        objects.push(json!({
+            "apiVersion": API_VERSION,
+            "kind": "MutatingAdmissionPolicyBinding",
+            "metadata": {"name": name, "labels": labels()},
+            "spec": {"policyName": name, "matchResources": match_resources(options)}
+        }));
     }
     if !policy.namespace_labels().is_empty() {
         notes.push(namespace_labels_note(policy));
