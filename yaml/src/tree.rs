@@ -298,13 +298,21 @@ impl<'a> Node<'a> {
     /// lies in the tree: lookups run for every key of every mapping they search, and nearly
     /// every key is a string of another length.
     pub(crate) fn is_key(self, key: &str) -> bool {
+        self.key_bytes() == key.as_bytes()
+    }
+
+    /// The bytes of the key as [`Node::key_str`] reads it, a string key's borrowed from the
+    /// tree without a look at character boundaries (what it is compared with is a `&str`).
+    fn key_bytes(self) -> Cow<'a, [u8]> {
         match self.slot_kind() {
             Some(SlotKind::Str { at, len }) => {
                 let at = at as usize;
-                len as usize == key.len()
-                    && self.text.as_bytes().get(at..at.saturating_add(len as usize)) == Some(key.as_bytes())
+                Cow::Borrowed(self.text.as_bytes().get(at..at.saturating_add(len as usize)).unwrap_or_default())
             }
-            _ => self.key_str() == key,
+            _ => match self.key_str() {
+                Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+                Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+            },
         }
     }
 
@@ -330,9 +338,10 @@ impl<'a> Node<'a> {
     pub fn get_each<const N: usize>(self, keys: [&str; N]) -> [Option<Node<'a>>; N] {
         let mut found = [None; N];
         for e in self.entries().into_iter().flatten() {
-            // As in `entry`: a collection's key reads as "".
+            // As in `entry`: a collection's key reads as "". Each key is read once.
+            let key = e.key.key_bytes();
             for (slot, k) in found.iter_mut().zip(keys) {
-                if e.key.is_key(k) {
+                if *key == *k.as_bytes() {
                     *slot = Some(e.value);
                 }
             }
