@@ -98,6 +98,10 @@ impl<'a> hpa_core::rules::objects::Fields<'a> for Node<'a> {
     fn field(self, key: &str) -> Option<Self> {
         self.get(key)
     }
+    /// [`Node::get_each`]: the keys compared as they lie in the tree, not read as strings first.
+    fn fields<const N: usize>(self, keys: [&str; N]) -> [Option<Self>; N] {
+        self.get_each(keys)
+    }
     fn as_str(self) -> Option<&'a str> {
         Node::as_str(self)
     }

@@ -294,6 +294,28 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// Whether the key reads as `key` ([`Node::key_str`]), a string key's text compared as it
+    /// lies in the tree: lookups run for every key of every mapping they search, and nearly
+    /// every key is a string of another length.
+    pub(crate) fn is_key(self, key: &str) -> bool {
+        self.key_bytes() == key.as_bytes()
+    }
+
+    /// The bytes of the key as [`Node::key_str`] reads it, a string key's borrowed from the
+    /// tree without a look at character boundaries (what it is compared with is a `&str`).
+    fn key_bytes(self) -> Cow<'a, [u8]> {
+        match self.slot_kind() {
+            Some(SlotKind::Str { at, len }) => {
+                let at = at as usize;
+                Cow::Borrowed(self.text.as_bytes().get(at..at.saturating_add(len as usize)).unwrap_or_default())
+            }
+            _ => match self.key_str() {
+                Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+                Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+            },
+        }
+    }
+
     /// The value of `key` in a mapping.
     pub fn get(self, key: &str) -> Option<Node<'a>> {
         self.entry(key).map(|e| e.value)
@@ -302,7 +324,13 @@ impl<'a> Node<'a> {
     /// The entry for `key` in a mapping (the last one, when the key is given twice, as Go
     /// keeps the last).
     pub fn entry(self, key: &str) -> Option<Entry<'a>> {
-        self.entries()?.filter(|e| e.key.key_str() == key).last()
+        let mut found = None;
+        for e in self.entries()? {
+            if e.key.is_key(key) {
+                found = Some(e);
+            }
+        }
+        found
     }
 
     /// The values of several keys of a mapping, read in one pass over its entries: what
@@ -310,10 +338,10 @@ impl<'a> Node<'a> {
     pub fn get_each<const N: usize>(self, keys: [&str; N]) -> [Option<Node<'a>>; N] {
         let mut found = [None; N];
         for e in self.entries().into_iter().flatten() {
-            // As in `entry`: a collection's key reads as "".
-            let key = e.key.key_str();
+            // As in `entry`: a collection's key reads as "". Each key is read once.
+            let key = e.key.key_bytes();
             for (slot, k) in found.iter_mut().zip(keys) {
-                if key == k {
+                if *key == *k.as_bytes() {
                     *slot = Some(e.value);
                 }
             }
@@ -511,6 +539,12 @@ mod tests {
         let r = twice.documents[0].root();
         assert_eq!(r.get_each(["k", "2", ""]), [r.get("k"), r.get("2"), r.get("")]);
         assert!(r.get_each(["k"])[0].is_some_and(Node::is_seq));
+        // A key that is no string is found by the text JSON gives it; a string key by its
+        // whole text, not a prefix of it.
+        let keys = crate::parse("true: a\n1.5: b\nab: d\n");
+        let k = keys.documents[0].root();
+        let found = ["true", "1.5", "a", "ab", "abc", ""].map(|key| k.get(key).and_then(Node::as_str));
+        assert_eq!(found, [Some("a"), Some("b"), None, Some("d"), None, None]);
         let b = root.get("a").and_then(|a| a.get("b")).and_then(Node::items).unwrap();
         assert_eq!(b.len(), 3);
         assert_eq!(root.get("a").and_then(|a| a.get("d")).and_then(Node::entries).map(|e| e.len()), Some(0));
