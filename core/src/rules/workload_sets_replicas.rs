@@ -1,6 +1,7 @@
 //! HPA410 `workload-sets-replicas`: a workload managed by an HPA that pins its replicas.
 
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::objects::Workload;
+use super::{Context, Finding, Location, Refusal, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -39,8 +40,14 @@ crate::declare_rule! {
     /// (`spec.template.spec.containers: Required value`; a StatefulSet's pod spec is not
     /// validated). The rest of the pod spec (containers' names and images, volumes, ...) and of
     /// the workload's metadata (its labels, annotations, a `generateName`) is not checked.
-    /// Such a target is never created, so it has no pods: the rules about them (HPA104, HPA201,
-    /// HPA202, HPA407's shared pods, HPA408) say nothing of it, and this error is the one finding.
+    /// So is, for an Argo Rollout target with `spec.workloadRef`, the Deployment or ReplicaSet
+    /// it names when kube-apiserver refuses it, in the same words, on that workload: it is never
+    /// created, so Argo Rollouts cannot resolve the reference (the Rollout's `InvalidSpec`
+    /// condition: `The Rollout "web" is invalid: deployments.apps "web-template" not found`) and
+    /// the Rollout makes no pods.
+    /// Such a target is never created, or makes no pods: the rules about them (HPA104, HPA201,
+    /// HPA202, HPA407, HPA408) say nothing of it, and this error is the one finding; several
+    /// HPAs scaling it make one finding, from the first of them, pointing at each.
     /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
     /// never said to be refused.
     ///
@@ -172,53 +179,13 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
-        if let Some((field, error)) = cx.target_refusal() {
+        if let Some(refusal) = cx.target_refusal() {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
-            // it refuses or that does not select the pod template): it is never created.
-            let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
-                "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
-            } else if field == "spec.selector" {
-                "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
-            } else if field.starts_with("spec.selector") {
-                super::REFUSED_SELECTOR_HELP
-            } else if field == "spec.template.metadata.labels" {
-                "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
-            } else if field == "metadata.name" {
-                if w.id.kind == "StatefulSet" {
-                    "name the StatefulSet as kube-apiserver takes it: a DNS label (up to 63 lowercase alphanumeric characters or '-', starting and ending alphanumeric; its pods' hostnames are made from it)"
-                } else {
-                    "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)"
-                }
-            } else if field == "spec.template" {
-                "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers"
-            } else if field == "spec.template.annotations" {
-                "write the pod template's annotation keys as kube-apiserver takes them: a name with an optional DNS prefix (prefix/name), of alphanumeric characters, '-', '_' or '.'; all annotations together up to 256 KiB"
-            } else if field == "spec.template.spec.containers" {
-                "give the pod template at least one container (spec.template.spec.containers)"
-            } else if field == "spec.template.labels" {
-                "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
-            } else if w.replicas.is_some_and(|n| n < 0) {
-                "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
-            } else {
-                "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
-            };
-            let mut f = Finding::new(
-                &Self::META,
-                field.clone(),
-                format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
-            )
-            .help(help);
-            // kube-apiserver names the template's labels `spec.template.labels` (its internal
-            // template embeds the metadata), its annotations likewise; they are written under
-            // `metadata`.
-            let at = match field.as_str() {
-                "spec.template.labels" => "spec.template.metadata.labels".to_string(),
-                "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
-                _ => field.clone(),
-            };
-            f = f.on_object(w.id.clone(), at);
-            f.severity = super::Severity::Error;
-            out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
+            // it refuses or that does not select the pod template): it is never created. One
+            // finding, from the first of the HPAs that scale it, naming them all.
+            if let Some(f) = refused(cx, w, refusal) {
+                out.push(f);
+            }
             return;
         }
         let Some(replicas) = w.replicas else { return };
@@ -226,9 +193,91 @@ impl Rule for WorkloadSetsReplicas {
     }
 }
 
+/// The finding on a workload kube-apiserver refuses ([`Context::target_refusal`]): the
+/// target `w`, or the workload an Argo Rollout target's `spec.workloadRef` names, which Argo
+/// Rollouts then cannot resolve. Said once, by the first HPA of those that scale `w` in the
+/// set's order (`None` for the others, which the finding points at too): one problem, however
+/// many HPAs scale the workload.
+fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
+    let Refusal { workload: refused, field, message: error } = refusal;
+    let hpas = cx.objects.map_or(&[][..], |o| o.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name));
+    if let (Some(first), Some(me)) = (hpas.first(), cx.id)
+        && first != me
+        && hpas.contains(me)
+    {
+        return None;
+    }
+    let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
+        "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
+    } else if field == "spec.selector" {
+        "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
+    } else if field.starts_with("spec.selector") {
+        super::REFUSED_SELECTOR_HELP
+    } else if field == "spec.template.metadata.labels" {
+        "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+    } else if field == "metadata.name" {
+        if refused.id.kind == "StatefulSet" {
+            "name the StatefulSet as kube-apiserver takes it: a DNS label (up to 63 lowercase alphanumeric characters or '-', starting and ending alphanumeric; its pods' hostnames are made from it)"
+        } else {
+            "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)"
+        }
+    } else if field == "spec.template" {
+        "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers"
+    } else if field == "spec.template.annotations" {
+        "write the pod template's annotation keys as kube-apiserver takes them: a name with an optional DNS prefix (prefix/name), of alphanumeric characters, '-', '_' or '.'; all annotations together up to 256 KiB"
+    } else if field == "spec.template.spec.containers" {
+        "give the pod template at least one container (spec.template.spec.containers)"
+    } else if field == "spec.template.labels" {
+        "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
+    } else if std::ptr::eq(*refused, w) && w.replicas.is_some_and(|n| n < 0) {
+        "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
+    } else if std::ptr::eq(*refused, w) {
+        "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
+    } else {
+        "write spec.replicas: 0 in the workload the Rollout takes its pod template from (the Rollout runs the pods)"
+    };
+    let message = if std::ptr::eq(*refused, w) {
+        format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id)
+    } else {
+        // Argo Rollouts' `Resolve` finds no such workload (its lister's NotFound, named by the
+        // resource), and its controller sets the Rollout's InvalidSpec condition in these words
+        // (`createInvalidRolloutCondition`).
+        let group = crate::api::GroupVersion::parse_or_empty(&refused.id.api_version);
+        let resource = format!("{}s.{}", refused.id.kind.to_ascii_lowercase(), group.group());
+        format!(
+            "kube-apiserver rejects {} ({error}), so {}, whose spec.workloadRef names it, makes no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found): there is nothing to scale",
+            refused.id, w.id, w.id.name, refused.id.name
+        )
+    };
+    // kube-apiserver names the template's labels `spec.template.labels` (its internal
+    // template embeds the metadata), its annotations likewise; they are written under
+    // `metadata`.
+    let at = match field.as_str() {
+        "spec.template.labels" => "spec.template.metadata.labels".to_string(),
+        "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
+        _ => field.clone(),
+    };
+    let mut f =
+        Finding::new(&WorkloadSetsReplicas::META, field.clone(), message).help(help).on_object(refused.id.clone(), at);
+    f.severity = super::Severity::Error;
+    let label = if std::ptr::eq(*refused, w) { "this HPA scales it" } else { "this HPA scales the Rollout" };
+    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), label);
+    // Pointed at up to a few, as HPA407 names them.
+    for other in hpas.iter().filter(|id| Some(*id) != cx.id).take(5) {
+        f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
+    }
+    if !std::ptr::eq(*refused, w) {
+        f = f.related(
+            Location::Object { id: w.id.clone(), path: "spec.workloadRef".into() },
+            "takes its pod template from it",
+        );
+    }
+    Some(f)
+}
+
 /// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
 /// `specReplicasPath` of a custom resource's CRD) while the HPA scales it.
-fn pinned(cx: &Context<'_>, w: &super::objects::Workload, field: &str, count: i64) -> Finding {
+fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
     // Named as the workload is, with its namespace (`ObjectId`'s display).
     let mut hpa = String::new();
     let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
