@@ -1079,35 +1079,42 @@ fn a_target_whose_kind_is_not_served_is_hpa403() {
 /// A VPA read from the cluster was stored: whatever the VPA admission controller would refuse
 /// on create (an `updatePolicy` without `updateMode`, `InPlace` behind its gate), it exists, and
 /// the updater reads a missing mode as its default: HPA408 warns of the conflict, as in files
-/// it says the VPA would not be created.
+/// it says the VPA would not be created. Of several VPAs on one target, the VPA follows the one
+/// created first (`creationTimestamp`), whatever their names.
 #[test]
 fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
     let l = live();
     l.server.install("verticalpodautoscalers");
-    let deployment = json!({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
-            "metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
-    });
+    let deployment = |name: &str| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
+        })
+    };
     let hpa = |name: &str| {
         json!({
             "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5,
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}, "maxReplicas": 5,
                      "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]},
         })
     };
-    let vpa = |name: &str, policy: Value| {
+    let vpa = |name: &str, target: &str, created: &str, policy: Value| {
         json!({
-            "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "updatePolicy": policy},
+            "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop", "creationTimestamp": created},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}, "updatePolicy": policy},
         })
     };
     l.server.apply(&[
-        deployment,
+        deployment("web"),
+        deployment("api"),
         hpa("web"),
-        vpa("no-mode", json!({"minReplicas": 2})),
-        vpa("in-place", json!({"updateMode": "InPlace"})),
+        hpa("api"),
+        vpa("no-mode", "web", "2026-03-02T09:14:05Z", json!({"minReplicas": 2})),
+        vpa("later", "web", "2026-03-02T09:14:06Z", json!({"updateMode": "Recreate"})),
+        vpa("in-place", "api", "2026-03-02T09:14:05Z", json!({"updateMode": "InPlace"})),
     ]);
     let run = l.lint(&["-n", "shop", "-o", "json", "--select", "HPA408"]);
     let report = run.json();
@@ -1116,8 +1123,8 @@ fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
     assert_eq!(
         messages,
         [
-            "VerticalPodAutoscaler shop/in-place (InPlace) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
-            "VerticalPodAutoscaler shop/no-mode (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/in-place (InPlace) also sets the cpu requests of container \"app\" of Deployment shop/api: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/no-mode (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 2 VPAs on it, the VPA admission controller and updater follow only this one, created first, and ignore later",
         ],
         "{}",
         run.stdout

@@ -1974,6 +1974,48 @@ fn vpa_set(spec: &str) -> String {
     )
 }
 
+/// Several VPAs on one target: the VPA's admission controller and updater each follow one per
+/// pod (`GetControllingVPAForPod`: the first created, then by name; VPAs applied together are
+/// created in the same second). The finding names the one each follows; a VPA neither follows
+/// sets no request and gets none; an `Off` VPA or one never created is not counted.
+#[test]
+fn of_several_vpas_the_one_the_vpa_follows_is_named() {
+    let vpa = |name: &str, mode: &str| {
+        format!(
+            "---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {mode}}}\n"
+        )
+    };
+    let messages = |report: &Value| -> Vec<String> { said(report, "HPA408").into_iter().map(|(_, m, _)| m).collect() };
+    let same_second = "(VPAs applied together are created in the same second)";
+    // Written after the others, `sizer` is still the first by name.
+    let set = vpa_set("  updatePolicy: {updateMode: Recreate}\n") + &vpa("web-b", "Recreate") + &vpa("sizer", "Auto");
+    assert_eq!(
+        messages(&lint(&["--select", "HPA408"], &set)),
+        [format!(
+            "VerticalPodAutoscaler shop/sizer (Auto) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 3 VPAs on it, the VPA admission controller and updater follow only this one, first by name {same_second}, and ignore web and web-b"
+        )]
+    );
+    // An `Initial` VPA first by name sets the requests of new pods; the updater follows the first
+    // of those that update running pods. `web-off` and the refused `web-0` count for nothing
+    // (the latter is said as never created).
+    let set = vpa_set("  updatePolicy: {updateMode: Recreate}\n")
+        + &vpa("boot", "Initial")
+        + &vpa("web-0", "Sometimes")
+        + &vpa("web-off", "\"Off\"");
+    assert_eq!(
+        messages(&lint(&["--select", "HPA408"], &set)),
+        [
+            "VerticalPodAutoscaler shop/web-0: updateMode \"Sometimes\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web-0\" is invalid: spec.updatePolicy.updateMode: Unsupported value: \"Sometimes\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"): the VPA is not created".to_string(),
+            format!(
+                "VerticalPodAutoscaler shop/web (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 2 VPAs on it, the VPA updater follows this one for running pods, first by name of those that update them {same_second}, and the VPA admission controller sizes new pods from boot"
+            ),
+            format!(
+                "VerticalPodAutoscaler shop/boot (Initial) sets the cpu requests of container \"app\" in every new pod of Deployment shop/web: the utilization this HPA targets is measured against requests that follow usage; of the 2 VPAs on it, the VPA admission controller follows this one for new pods, first by name {same_second}, and the VPA updater evicts or resizes running pods for web"
+            ),
+        ]
+    );
+}
+
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's
 /// schema refuses the VPA, as it does an unquoted `updateMode: Off`, so it sizes nothing; the
 /// finding says so instead of a conflict with a VPA that does not exist.
