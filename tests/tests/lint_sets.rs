@@ -1916,6 +1916,43 @@ fn a_rollout_whose_template_workload_is_refused_is_one_hpa410() {
     assert_eq!(related, [(5, 3, "this HPA scales the Rollout"), (19, 3, "takes its pod template from it")]);
 }
 
+/// An Argo Rollout whose `spec.workloadRef` Argo Rollouts refuses (a kind it does not resolve, or
+/// a template written besides) makes no pods (InvalidSpec): HPA410 says so on the Rollout.
+#[test]
+fn a_rollout_whose_reference_argo_refuses_makes_no_pods() {
+    let set = |rollout_spec: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n{rollout_spec}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: web}}\n  maxReplicas: 5\n---\n{}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "  replicas: 0\n")
+        )
+    };
+    let taken =
+        lint(&["--select", "HPA410"], &set("  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n"));
+    assert_eq!(positions(&taken), [], "{taken}");
+    let kind =
+        lint(&["--select", "HPA410"], &set("  workloadRef: {apiVersion: apps/v1, kind: StatefulSet, name: web}\n"));
+    assert_eq!(positions(&kind), [(6, 44, "HPA410".to_string())], "{kind}");
+    assert_eq!(
+        said(&kind, "HPA410"),
+        [(
+            "spec.workloadRef.kind".to_string(),
+            "Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: workload of type apps/StatefulSet is not supported), so it makes no pods: there is nothing to scale".to_string(),
+            "name a Deployment, a ReplicaSet or a PodTemplate in spec.workloadRef (Argo Rollouts resolves no other kind), or write the pod template in the Rollout's spec.template".to_string(),
+        )]
+    );
+    let template = lint(
+        &["--select", "HPA410"],
+        &set(
+            "  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  template:\n    metadata: {labels: {app: web}}\n",
+        ),
+    );
+    assert_eq!(positions(&template), [(7, 3, "HPA410".to_string())], "{template}");
+    assert_eq!(
+        said(&template, "HPA410")[0].1,
+        "Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: template must be empty for workload reference rollout), so it makes no pods: there is nothing to scale"
+    );
+}
+
 /// Several HPAs on one target kube-apiserver refuses: the target is never created, so the
 /// controller fails to get its scale (FailedGetScale) before it compares HPAs. One HPA410, from
 /// the first HPA, pointing at every one; no HPA407.

@@ -44,7 +44,10 @@ crate::declare_rule! {
     /// it names when kube-apiserver refuses it, in the same words, on that workload: it is never
     /// created, so Argo Rollouts cannot resolve the reference (the Rollout's `InvalidSpec`
     /// condition: `The Rollout "web" is invalid: deployments.apps "web-template" not found`) and
-    /// the Rollout makes no pods.
+    /// the Rollout makes no pods. So is an Argo Rollout target whose `spec.workloadRef` Argo
+    /// Rollouts refuses, on the Rollout, in its words (`The Rollout "web" is invalid: workload of
+    /// type apps/StatefulSet is not supported`, or `template must be empty for workload reference
+    /// rollout` when it also writes a template): it makes no pods either, in files and live.
     /// Such a target is never created, or makes no pods: the rules about them (HPA104, HPA201,
     /// HPA202, HPA407, HPA408) say nothing of it, and this error is the one finding; several
     /// HPAs scaling it make one finding, from the first of them, pointing at each.
@@ -188,6 +191,13 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
+        if let Some(why) = w.workload_ref.as_ref().and_then(|r| r.refused.as_deref()) {
+            // An Argo Rollout whose reference Argo Rollouts refuses: it makes no pods.
+            if let Some(hpas) = hpas_saying(cx, w) {
+                out.push(refused_reference(cx, w, why, hpas));
+            }
+            return;
+        }
         let Some(replicas) = w.replicas else { return };
         out.push(pinned(cx, w, "spec.replicas", replicas));
     }
@@ -200,13 +210,7 @@ impl Rule for WorkloadSetsReplicas {
 /// many HPAs scale the workload.
 fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
     let Refusal { workload: refused, field, message: error } = refusal;
-    let hpas = cx.objects.map_or(&[][..], |o| o.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name));
-    if let (Some(first), Some(me)) = (hpas.first(), cx.id)
-        && first != me
-        && hpas.contains(me)
-    {
-        return None;
-    }
+    let hpas = hpas_saying(cx, w)?;
     let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
         "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
     } else if field == "spec.selector" {
@@ -261,11 +265,7 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
         Finding::new(&WorkloadSetsReplicas::META, field.clone(), message).help(help).on_object(refused.id.clone(), at);
     f.severity = super::Severity::Error;
     let label = if std::ptr::eq(*refused, w) { "this HPA scales it" } else { "this HPA scales the Rollout" };
-    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), label);
-    // Pointed at up to a few, as HPA407 names them.
-    for other in hpas.iter().filter(|id| Some(*id) != cx.id).take(5) {
-        f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
-    }
+    f = scaled_by(cx, f, hpas, label);
     if !std::ptr::eq(*refused, w) {
         f = f.related(
             Location::Object { id: w.id.clone(), path: "spec.workloadRef".into() },
@@ -273,6 +273,52 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
         );
     }
     Some(f)
+}
+
+/// The HPAs that scale `w` (`Objects::hpas_targeting`), when the finding about `w` itself (a
+/// workload that is never created or makes no pods) is this HPA's to say: one problem, said once,
+/// by the first of them in the set's order (or by an HPA not among them); `None` for the others.
+fn hpas_saying<'a>(cx: &Context<'a>, w: &Workload) -> Option<&'a [super::ObjectId]> {
+    let hpas = cx.objects.map_or(&[][..], |o| o.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name));
+    match (hpas.first(), cx.id) {
+        (Some(first), Some(me)) if first != me && hpas.contains(me) => None,
+        _ => Some(hpas),
+    }
+}
+
+/// `f` pointing at this HPA's `spec.scaleTargetRef` and at those of up to a few other `hpas`
+/// (as HPA407 names them), each with `label`.
+fn scaled_by(cx: &Context<'_>, mut f: Finding, hpas: &[super::ObjectId], label: &'static str) -> Finding {
+    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), label);
+    for other in hpas.iter().filter(|id| Some(*id) != cx.id).take(5) {
+        f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
+    }
+    f
+}
+
+/// The finding on an Argo Rollout `w` whose `spec.workloadRef` Argo Rollouts refuses (`why`, in
+/// its words: [`WorkloadRef::refused`](super::objects::WorkloadRef::refused)): its controller sets
+/// the Rollout's InvalidSpec condition (`createInvalidRolloutCondition`: `The Rollout "web" is
+/// invalid: ...`) and makes no pods. On the template it also writes, or on the kind it names.
+fn refused_reference(cx: &Context<'_>, w: &Workload, why: &str, hpas: &[super::ObjectId]) -> Finding {
+    let (at, help) = if why.starts_with("template must be empty") {
+        (
+            "spec.template",
+            "leave spec.template out of a Rollout with spec.workloadRef: its pods are made from the template of the workload it names",
+        )
+    } else {
+        (
+            "spec.workloadRef.kind",
+            "name a Deployment, a ReplicaSet or a PodTemplate in spec.workloadRef (Argo Rollouts resolves no other kind), or write the pod template in the Rollout's spec.template",
+        )
+    };
+    let message = format!(
+        "Argo Rollouts refuses {} (InvalidSpec: The Rollout \"{}\" is invalid: {why}), so it makes no pods: there is nothing to scale",
+        w.id, w.id.name
+    );
+    let mut f = Finding::new(&WorkloadSetsReplicas::META, at, message).help(help).on_object(w.id.clone(), at);
+    f.severity = super::Severity::Error;
+    scaled_by(cx, f, hpas, "this HPA scales it")
 }
 
 /// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
