@@ -1130,3 +1130,69 @@ fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
         run.stdout
     );
 }
+
+/// The cross-object rules say the same of one set in files and live (by rule, object, path and
+/// message): two HPAs whose workloads share pods (HPA407), a container that does not exist
+/// (HPA202), a missing request (HPA201), a count the workload's manifest pins (HPA410; live,
+/// owned by its applier's field manager), and no HPA104: the budget counts the canary's pods too.
+#[test]
+fn cross_object_findings_are_the_same_in_files_and_live() {
+    let l = live();
+    let deployment = |name: &str, replicas: Option<i64>, labels: Value, resources: Value| {
+        let mut d = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": labels.clone()}, "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "w:1", "resources": resources}]}}},
+        });
+        if let Some(n) = replicas {
+            d["spec"]["replicas"] = json!(n);
+        }
+        d
+    };
+    let hpa = |name: &str, min: i64, metric: Value| {
+        json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                     "minReplicas": min, "maxReplicas": 5, "metrics": [metric]},
+        })
+    };
+    let objects = vec![
+        deployment("web", Some(2), json!({"app": "web"}), json!({})),
+        deployment("web-canary", None, json!({"app": "web", "track": "canary"}), json!({"requests": {"cpu": "100m"}})),
+        hpa(
+            "web",
+            2,
+            json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}),
+        ),
+        hpa(
+            "web-canary",
+            1,
+            json!({"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "nope", "target": {"type": "Utilization", "averageUtilization": 60}}}),
+        ),
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "shop"},
+               "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}),
+    ];
+    l.server.apply(&objects);
+    let live = l.lint(&["-n", "shop", "-o", "json"]).json();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.yaml");
+    let text: Vec<String> = objects.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let files = hpa_lint(&["--no-config", "-o", "json", &path.display().to_string()], "").json();
+    let said = |r: &Value| {
+        let mut out: Vec<String> = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!("{} {} {} {}: {}", d["rule"], d["object"]["kind"], d["object"]["name"], d["path"], d["message"])
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(said(&live), said(&files), "{live:#}");
+    let rules: Vec<String> = said(&files).iter().map(|s| s[..8].to_string()).collect();
+    assert_eq!(rules, ["\"HPA201\"", "\"HPA202\"", "\"HPA407\"", "\"HPA407\"", "\"HPA410\""], "{files:#}");
+}
