@@ -278,10 +278,17 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
 /// The HPAs that scale `w` (`Objects::hpas_targeting`), when the finding about `w` itself (a
 /// workload that is never created or makes no pods) is this HPA's to say: one problem, said once,
 /// by the first of them in the set's order (or by an HPA not among them); `None` for the others.
+/// At admission (`hpa-webhook`'s context cache) the HPA under review always says it: the others
+/// are not reported with it.
 fn hpas_saying<'a>(cx: &Context<'a>, w: &Workload) -> Option<&'a [super::ObjectId]> {
-    let hpas = cx.objects.map_or(&[][..], |o| o.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name));
+    let objects = cx.objects?;
+    let hpas = objects.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name);
     match (hpas.first(), cx.id) {
-        (Some(first), Some(me)) if first != me && hpas.contains(me) => None,
+        (Some(first), Some(me))
+            if first != me && hpas.contains(me) && objects.source() != super::objects::Source::ContextCache =>
+        {
+            None
+        }
         _ => Some(hpas),
     }
 }
