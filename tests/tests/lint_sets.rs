@@ -1879,6 +1879,16 @@ fn a_refused_target_is_one_hpa410_and_nothing_of_its_pods() {
     assert_eq!(rules(&vpa_refused), ["HPA410", "HPA408"], "{vpa_refused}");
 }
 
+/// (line, column, label) of each related location of the first diagnostic.
+fn related_of(report: &Value) -> Vec<(u64, u64, &str)> {
+    report["diagnostics"][0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect()
+}
+
 /// An Argo Rollout whose `spec.workloadRef` names a Deployment kube-apiserver refuses makes no
 /// pods (Argo Rollouts finds no such Deployment: the Rollout's InvalidSpec condition): HPA410
 /// on the Deployment is the one finding, pointing at the HPA and at the reference. HPA201,
@@ -1907,12 +1917,7 @@ fn a_rollout_whose_template_workload_is_refused_is_one_hpa410() {
             "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)".to_string(),
         )]
     );
-    let related: Vec<(u64, u64, &str)> = refused["diagnostics"][0]["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
-        .collect();
+    let related = related_of(&refused);
     assert_eq!(related, [(5, 3, "this HPA scales the Rollout"), (19, 3, "takes its pod template from it")]);
 }
 
@@ -1970,12 +1975,7 @@ fn hpas_of_a_refused_target_are_one_hpa410_and_no_conflict() {
     assert_eq!(rules(&taken), ["HPA407", "HPA407"], "{taken}");
     let refused = lint(&["--select", "HPA407,HPA410"], &set("labels: {app: other}"));
     assert_eq!(positions(&refused), [(9, 7, "HPA410".to_string())], "{refused}");
-    let related: Vec<(u64, u64, &str)> = refused["diagnostics"][0]["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
-        .collect();
+    let related = related_of(&refused);
     assert_eq!(related, [(20, 3, "this HPA scales it"), (28, 3, "this HPA scales it")]);
 }
 
