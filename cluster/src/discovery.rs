@@ -54,15 +54,7 @@ pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, E
                     out.kinds.insert(*kind, Served::Yes);
                 } else {
                     out.kinds.insert(*kind, Served::No);
-                    out.notes.push(Note {
-                        kind: NoteKind::Absent,
-                        message: format!(
-                            "{} {} is not served ({} not installed): skipped",
-                            kind.api_version(),
-                            kind.plural,
-                            product(kind)
-                        ),
-                    });
+                    out.notes.push(Note { kind: NoteKind::Absent, message: not_served(kind) });
                 }
             }
         }
@@ -276,6 +268,13 @@ pub fn no_kind_match(group: &str, kind: &str) -> String {
 }
 
 /// What installs a kind, for notes.
+/// The one wording of an optional kind the API server does not serve (its CRD not installed):
+/// `argoproj.io/v1alpha1 rollouts is not served (Argo Rollouts not installed): skipped`, the
+/// note of `hpa-lint cluster` and the log line of `hpa-webhook`'s context cache.
+pub fn not_served(kind: &Kind) -> String {
+    format!("{} {} is not served ({} not installed): skipped", kind.api_version(), kind.plural, product(kind))
+}
+
 fn product(kind: &Kind) -> &'static str {
     match kind.group {
         "argoproj.io" => "Argo Rollouts",

@@ -583,6 +583,9 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
                 if let Some(handle) = running.remove(&kind) {
                     handle.abort();
                     tracing::info!(kind = %kind.resource(), "no longer served: not watched");
+                } else if shared.watches().get(&kind).is_none_or(|w| w.phase != Phase::Absent) {
+                    // Said once, as `hpa-lint cluster` notes it.
+                    tracing::info!(kind = %kind.resource(), "{}", crate::discovery::not_served(&kind));
                 }
                 shared.clear(&kind);
                 shared.update(kind, |w| {
@@ -643,7 +646,11 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 if code == Some(403) || (code == Some(404) && kind.optional) {
                     let phase = if code == Some(403) { Phase::Forbidden } else { Phase::Absent };
                     let was = shared.watches().get(&kind).map(|w| w.phase);
-                    if was != Some(phase) {
+                    // An optional kind not served (its CRD not installed) is said as `hpa-lint
+                    // cluster` notes it, at info: nothing is wrong. A refusal is a warning.
+                    if was != Some(phase) && phase == Phase::Absent {
+                        tracing::info!(kind = %kind.resource(), error = %message, "{}", crate::discovery::not_served(&kind));
+                    } else if was != Some(phase) {
                         tracing::warn!(kind = %kind.resource(), error = %message, "{}: skipped", phase.as_str());
                     }
                     shared.clear(&kind);

@@ -1079,35 +1079,42 @@ fn a_target_whose_kind_is_not_served_is_hpa403() {
 /// A VPA read from the cluster was stored: whatever the VPA admission controller would refuse
 /// on create (an `updatePolicy` without `updateMode`, `InPlace` behind its gate), it exists, and
 /// the updater reads a missing mode as its default: HPA408 warns of the conflict, as in files
-/// it says the VPA would not be created.
+/// it says the VPA would not be created. Of several VPAs on one target, the VPA follows the one
+/// created first (`creationTimestamp`), whatever their names.
 #[test]
 fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
     let l = live();
     l.server.install("verticalpodautoscalers");
-    let deployment = json!({
-        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
-            "metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
-    });
+    let deployment = |name: &str| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "app", "image": "w:1", "resources": {"requests": {"cpu": "100m"}}}]}}},
+        })
+    };
     let hpa = |name: &str| {
         json!({
             "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 5,
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name}, "maxReplicas": 5,
                      "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 70}}}]},
         })
     };
-    let vpa = |name: &str, policy: Value| {
+    let vpa = |name: &str, target: &str, created: &str, policy: Value| {
         json!({
-            "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
-            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "updatePolicy": policy},
+            "apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "shop", "creationTimestamp": created},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target}, "updatePolicy": policy},
         })
     };
     l.server.apply(&[
-        deployment,
+        deployment("web"),
+        deployment("api"),
         hpa("web"),
-        vpa("no-mode", json!({"minReplicas": 2})),
-        vpa("in-place", json!({"updateMode": "InPlace"})),
+        hpa("api"),
+        vpa("no-mode", "web", "2026-03-02T09:14:05Z", json!({"minReplicas": 2})),
+        vpa("later", "web", "2026-03-02T09:14:06Z", json!({"updateMode": "Recreate"})),
+        vpa("in-place", "api", "2026-03-02T09:14:05Z", json!({"updateMode": "InPlace"})),
     ]);
     let run = l.lint(&["-n", "shop", "-o", "json", "--select", "HPA408"]);
     let report = run.json();
@@ -1116,10 +1123,76 @@ fn a_stored_vpa_is_read_as_the_vpa_reads_it_not_as_its_admission_would() {
     assert_eq!(
         messages,
         [
-            "VerticalPodAutoscaler shop/in-place (InPlace) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
-            "VerticalPodAutoscaler shop/no-mode (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/in-place (InPlace) also sets the cpu requests of container \"app\" of Deployment shop/api: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/no-mode (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 2 VPAs on it, the VPA admission controller and updater follow only this one, created first, and ignore later",
         ],
         "{}",
         run.stdout
     );
+}
+
+/// The cross-object rules say the same of one set in files and live (by rule, object, path and
+/// message): two HPAs whose workloads share pods (HPA407), a container that does not exist
+/// (HPA202), a missing request (HPA201), a count the workload's manifest pins (HPA410; live,
+/// owned by its applier's field manager), and no HPA104: the budget counts the canary's pods too.
+#[test]
+fn cross_object_findings_are_the_same_in_files_and_live() {
+    let l = live();
+    let deployment = |name: &str, replicas: Option<i64>, labels: Value, resources: Value| {
+        let mut d = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": labels.clone()}, "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "w:1", "resources": resources}]}}},
+        });
+        if let Some(n) = replicas {
+            d["spec"]["replicas"] = json!(n);
+        }
+        d
+    };
+    let hpa = |name: &str, min: i64, metric: Value| {
+        json!({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name, "namespace": "shop"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+                     "minReplicas": min, "maxReplicas": 5, "metrics": [metric]},
+        })
+    };
+    let objects = vec![
+        deployment("web", Some(2), json!({"app": "web"}), json!({})),
+        deployment("web-canary", None, json!({"app": "web", "track": "canary"}), json!({"requests": {"cpu": "100m"}})),
+        hpa(
+            "web",
+            2,
+            json!({"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}),
+        ),
+        hpa(
+            "web-canary",
+            1,
+            json!({"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "nope", "target": {"type": "Utilization", "averageUtilization": 60}}}),
+        ),
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "shop"},
+               "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}),
+    ];
+    l.server.apply(&objects);
+    let live = l.lint(&["-n", "shop", "-o", "json"]).json();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shop.yaml");
+    let text: Vec<String> = objects.iter().map(|o| serde_json::to_string(o).unwrap()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let files = hpa_lint(&["--no-config", "-o", "json", &path.display().to_string()], "").json();
+    let said = |r: &Value| {
+        let mut out: Vec<String> = r["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!("{} {} {} {}: {}", d["rule"], d["object"]["kind"], d["object"]["name"], d["path"], d["message"])
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(said(&live), said(&files), "{live:#}");
+    let rules: Vec<String> = said(&files).iter().map(|s| s[..8].to_string()).collect();
+    assert_eq!(rules, ["\"HPA201\"", "\"HPA202\"", "\"HPA407\"", "\"HPA407\"", "\"HPA410\""], "{files:#}");
 }

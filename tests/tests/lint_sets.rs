@@ -1879,6 +1879,129 @@ fn a_refused_target_is_one_hpa410_and_nothing_of_its_pods() {
     assert_eq!(rules(&vpa_refused), ["HPA410", "HPA408"], "{vpa_refused}");
 }
 
+/// (line, column, label) of each related location of the first diagnostic.
+fn related_of(report: &Value) -> Vec<(u64, u64, &str)> {
+    report["diagnostics"][0]["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
+        .collect()
+}
+
+/// An Argo Rollout whose `spec.workloadRef` names a Deployment kube-apiserver refuses makes no
+/// pods (Argo Rollouts finds no such Deployment: the Rollout's InvalidSpec condition): HPA410
+/// on the Deployment is the one finding, pointing at the HPA and at the reference. HPA201,
+/// HPA202, HPA104 and HPA408 fire on the same set once the Deployment is taken.
+#[test]
+fn a_rollout_whose_template_workload_is_refused_is_one_hpa410() {
+    let set = |selector: &str| {
+        format!(
+            "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n  - type: ContainerResource\n    containerResource: {{name: memory, container: nope, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  workloadRef: {{apiVersion: apps/v1, kind: Deployment, name: web-template}}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: web, namespace: shop}}\nspec:\n  minAvailable: 2\n  selector: {{matchLabels: {{app: web}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: web}}\n---\n{}",
+            WEB_DEPLOYMENT
+                .replace("name: web,", "name: web-template,")
+                .replace("REPLICAS", "replicas: 0")
+                .replace("matchLabels: {app: web}", selector)
+        )
+    };
+    let rules = |report: &Value| -> Vec<String> { positions(report).into_iter().map(|(_, _, rule)| rule).collect() };
+    let taken = lint(&[], &set("matchLabels: {app: web}"));
+    assert_eq!(rules(&taken), ["HPA104", "HPA408", "HPA201", "HPA408", "HPA202"], "{taken}");
+    let refused = lint(&[], &set("matchLabels: {app: web-template}"));
+    assert_eq!(positions(&refused), [(43, 7, "HPA410".to_string())], "{refused}");
+    assert_eq!(
+        said(&refused, "HPA410"),
+        [(
+            "spec.template.metadata.labels".to_string(),
+            "kube-apiserver rejects Deployment shop/web-template (Deployment.apps \"web-template\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`), so Rollout shop/web, whose spec.workloadRef names it, makes no pods (Argo Rollouts: The Rollout \"web\" is invalid: deployments.apps \"web-template\" not found): there is nothing to scale".to_string(),
+            "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)".to_string(),
+        )]
+    );
+    let related = related_of(&refused);
+    assert_eq!(related, [(5, 3, "this HPA scales the Rollout"), (19, 3, "takes its pod template from it")]);
+}
+
+/// An Argo Rollout whose `spec.workloadRef` Argo Rollouts refuses (a kind it does not resolve, or
+/// a template written besides) makes no pods (InvalidSpec): HPA410 says so on the Rollout.
+#[test]
+fn a_rollout_whose_reference_argo_refuses_makes_no_pods() {
+    let set = |rollout_spec: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {{name: web, namespace: shop}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n{rollout_spec}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: web}}\n  maxReplicas: 5\n---\n{}",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "  replicas: 0\n")
+        )
+    };
+    let taken =
+        lint(&["--select", "HPA410"], &set("  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n"));
+    assert_eq!(positions(&taken), [], "{taken}");
+    let kind =
+        lint(&["--select", "HPA410"], &set("  workloadRef: {apiVersion: apps/v1, kind: StatefulSet, name: web}\n"));
+    assert_eq!(positions(&kind), [(6, 44, "HPA410".to_string())], "{kind}");
+    assert_eq!(
+        said(&kind, "HPA410"),
+        [(
+            "spec.workloadRef.kind".to_string(),
+            "Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: workload of type apps/StatefulSet is not supported), so it makes no pods: there is nothing to scale".to_string(),
+            "name a Deployment, a ReplicaSet or a PodTemplate in spec.workloadRef (Argo Rollouts resolves no other kind), or write the pod template in the Rollout's spec.template".to_string(),
+        )]
+    );
+    let template = lint(
+        &["--select", "HPA410"],
+        &set(
+            "  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  template:\n    metadata: {labels: {app: web}}\n",
+        ),
+    );
+    assert_eq!(positions(&template), [(7, 3, "HPA410".to_string())], "{template}");
+    assert_eq!(
+        said(&template, "HPA410")[0].1,
+        "Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: template must be empty for workload reference rollout), so it makes no pods: there is nothing to scale"
+    );
+}
+
+/// Several HPAs on one target kube-apiserver refuses: the target is never created, so the
+/// controller fails to get its scale (FailedGetScale) before it compares HPAs. One HPA410, from
+/// the first HPA, pointing at every one; no HPA407.
+#[test]
+fn hpas_of_a_refused_target_are_one_hpa410_and_no_conflict() {
+    let hpa = |name: &str| {
+        format!(
+            "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n"
+        )
+    };
+    let deployment = |labels: &str| WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("labels: {app: web}", labels);
+    let set = |labels: &str| format!("{}{}{}", deployment(labels), hpa("web"), hpa("web-2"));
+    let rules = |report: &Value| -> Vec<String> { positions(report).into_iter().map(|(_, _, rule)| rule).collect() };
+    let taken = lint(&["--select", "HPA407,HPA410"], &set("labels: {app: web}"));
+    assert_eq!(rules(&taken), ["HPA407", "HPA407"], "{taken}");
+    let refused = lint(&["--select", "HPA407,HPA410"], &set("labels: {app: other}"));
+    assert_eq!(positions(&refused), [(9, 7, "HPA410".to_string())], "{refused}");
+    let related = related_of(&refused);
+    assert_eq!(related, [(20, 3, "this HPA scales it"), (28, 3, "this HPA scales it")]);
+}
+
+/// A workload kube-apiserver refuses is never created: its pods are no pods of the target's
+/// selector (HPA201) and its HPA shares none (HPA407). The canary's selector selects a track its
+/// template lacks; once the template carries it, its pods are the stable selector's too.
+#[test]
+fn a_refused_workload_shares_no_pods() {
+    let set = |canary_labels: &str| {
+        format!(
+            "{}---\n{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web-canary, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web-canary}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Pods\n    pods: {{metric: {{name: rps}}, target: {{type: AverageValue, averageValue: \"10\"}}}}\n",
+            WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}"),
+            WEB_DEPLOYMENT
+                .replace("  REPLICAS\n", "")
+                .replace("name: web,", "name: web-canary,")
+                .replace("matchLabels: {app: web}", "matchLabels: {app: web, track: canary}")
+                .replace("labels: {app: web}", canary_labels)
+        )
+    };
+    let rules = |report: &Value| -> Vec<String> { positions(report).into_iter().map(|(_, _, rule)| rule).collect() };
+    let taken = lint(&["--select", "HPA201,HPA407,HPA410"], &set("labels: {app: web, track: canary}"));
+    assert_eq!(rules(&taken), ["HPA407", "HPA201", "HPA407"], "{taken}");
+    let refused = lint(&["--select", "HPA201,HPA407,HPA410"], &set("labels: {app: web}"));
+    assert_eq!(rules(&refused), ["HPA410"], "{refused}");
+}
+
 /// Deployment `shop/web` (cpu requested), an HPA on its cpu utilization and a VPA on it whose
 /// spec goes on with `spec` (after its `targetRef`).
 fn vpa_set(spec: &str) -> String {
@@ -1886,6 +2009,48 @@ fn vpa_set(spec: &str) -> String {
         "{}---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: web, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n{spec}",
         WEB_DEPLOYMENT.replace("  REPLICAS\n", "").replace("resources: {}", "resources: {requests: {cpu: 100m}}")
     )
+}
+
+/// Several VPAs on one target: the VPA's admission controller and updater each follow one per
+/// pod (`GetControllingVPAForPod`: the first created, then by name; VPAs applied together are
+/// created in the same second). The finding names the one each follows; a VPA neither follows
+/// sets no request and gets none; an `Off` VPA or one never created is not counted.
+#[test]
+fn of_several_vpas_the_one_the_vpa_follows_is_named() {
+    let vpa = |name: &str, mode: &str| {
+        format!(
+            "---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  targetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  updatePolicy: {{updateMode: {mode}}}\n"
+        )
+    };
+    let messages = |report: &Value| -> Vec<String> { said(report, "HPA408").into_iter().map(|(_, m, _)| m).collect() };
+    let same_second = "(VPAs applied together are created in the same second)";
+    // Written after the others, `sizer` is still the first by name.
+    let set = vpa_set("  updatePolicy: {updateMode: Recreate}\n") + &vpa("web-b", "Recreate") + &vpa("sizer", "Auto");
+    assert_eq!(
+        messages(&lint(&["--select", "HPA408"], &set)),
+        [format!(
+            "VerticalPodAutoscaler shop/sizer (Auto) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 3 VPAs on it, the VPA admission controller and updater follow only this one, first by name {same_second}, and ignore web and web-b"
+        )]
+    );
+    // An `Initial` VPA first by name sets the requests of new pods; the updater follows the first
+    // of those that update running pods. `web-off` and the refused `web-0` count for nothing
+    // (the latter is said as never created).
+    let set = vpa_set("  updatePolicy: {updateMode: Recreate}\n")
+        + &vpa("boot", "Initial")
+        + &vpa("web-0", "Sometimes")
+        + &vpa("web-off", "\"Off\"");
+    assert_eq!(
+        messages(&lint(&["--select", "HPA408"], &set)),
+        [
+            "VerticalPodAutoscaler shop/web-0: updateMode \"Sometimes\" is no mode the VPA's schema allows (VerticalPodAutoscaler.autoscaling.k8s.io \"web-0\" is invalid: spec.updatePolicy.updateMode: Unsupported value: \"Sometimes\": supported values: \"Off\", \"Initial\", \"Recreate\", \"InPlaceOrRecreate\", \"InPlace\", \"Auto\"): the VPA is not created".to_string(),
+            format!(
+                "VerticalPodAutoscaler shop/web (Recreate) also sets the cpu requests of container \"app\" of Deployment shop/web: the two autoscalers feed each other; of the 2 VPAs on it, the VPA updater follows this one for running pods, first by name of those that update them {same_second}, and the VPA admission controller sizes new pods from boot"
+            ),
+            format!(
+                "VerticalPodAutoscaler shop/boot (Initial) sets the cpu requests of container \"app\" in every new pod of Deployment shop/web: the utilization this HPA targets is measured against requests that follow usage; of the 2 VPAs on it, the VPA admission controller follows this one for new pods, first by name {same_second}, and the VPA updater evicts or resizes running pods for web"
+            ),
+        ]
+    );
 }
 
 /// A container policy's `mode: Off` written unquoted is YAML 1.1's `false`: the VPA CRD's

@@ -1200,6 +1200,42 @@ mod tests {
         (warnings, response["allowed"] == true, answer.context.findings)
     }
 
+    /// At admission the HPA under review says HPA410 on the Argo Rollout it scales, which makes
+    /// no pods (Argo Rollouts refuses its `workloadRef`), even when another HPA of the cache,
+    /// first by name, scales it too: the linter says it once, from the first HPA, as it sees them
+    /// all; the webhook answers for one.
+    #[test]
+    fn the_hpa_under_review_says_the_refused_rollout_whatever_the_other_hpas() {
+        let gates = FeatureGates::default();
+        let rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}},
+                "workloadRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web"}}});
+        let hpa = |name: &str| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "web"},
+                    "minReplicas": 2, "maxReplicas": 5}})
+        };
+        let index = hpa_cluster::watch::Index::of_objects(
+            [(hpa_cluster::kinds::ROLLOUT, rollout), (hpa_cluster::kinds::HPA, hpa("a-web"))],
+            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+        let body = review_of(&hpa("web"));
+        let answer =
+            Reviewer::new(gates).review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(""), &view);
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        let warnings = warnings_of(&review["response"]);
+        assert!(
+            warnings.iter().any(|w| w.starts_with(
+                "HPA410 workload-sets-replicas: Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: workload of type apps/StatefulSet is not supported)"
+            )),
+            "{warnings:?}"
+        );
+    }
+
     #[test]
     fn the_annotation_of_the_object_a_cross_object_finding_is_on_leaves_it_out() {
         let hpa410 = |w: &Vec<String>| w.iter().any(|w| w.starts_with("HPA410 "));

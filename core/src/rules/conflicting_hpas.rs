@@ -36,8 +36,12 @@ crate::declare_rule! {
     /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
     /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
     ///
-    /// A target kube-apiserver refuses (HPA410) is never created and shares no pods: only HPAs
-    /// naming the same target are said of it.
+    /// A workload kube-apiserver refuses (HPA410) is never created: the controller fails to get
+    /// its scale (`FailedGetScale`) before it compares HPAs, so the HPAs naming it conflict with
+    /// none (HPA410 is the one finding, on the first of them), and its HPA selects no pods of
+    /// another target. The same holds for an Argo Rollout whose `spec.workloadRef` names a
+    /// workload kube-apiserver refuses, or that Argo Rollouts refuses: the Rollout makes no
+    /// pods and publishes no selector. Only in files: a live workload was admitted.
     ///
     /// ## Why it matters
     ///
@@ -132,6 +136,12 @@ impl Rule for ConflictingHpas {
         if super::counted_target(cx.original.api_version().as_str(), t, release).is_none() {
             return;
         }
+        // A target kube-apiserver refuses is never created (or, a Rollout's template workload,
+        // makes the Rollout no pods): the controller fails to get its scale (FailedGetScale) or
+        // its selector before it compares HPAs, and HPA410 is the one finding.
+        if cx.target_refusal().is_some() {
+            return;
+        }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).
         let all = objects.hpas_targeting(cx.namespace(), &t.kind, &t.name);
         if let Some(f) = sharing_pods(cx, objects, all) {
@@ -170,14 +180,12 @@ impl Rule for ConflictingHpas {
 /// them, which the controller also counts.
 fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_target: &[ObjectId]) -> Option<Finding> {
     let target = cx.target_workload()?;
-    // A target kube-apiserver refuses has no pods to share (HPA410 says why).
-    if cx.target_refusal().is_some() {
-        return None;
-    }
     let selector = target.selector.as_ref()?;
     let ns = target.id.namespace.as_str();
     let mut sharing: Vec<(&ObjectId, &super::objects::Workload)> = Vec::new();
-    for w in objects.workloads_sharing_pods(target) {
+    // A workload that makes no pods (kube-apiserver refuses it, or Argo Rollouts its
+    // workloadRef) gives its HPA no selector: the controller counts that HPA for no pod.
+    for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w)) {
         sharing.extend(objects.hpas_targeting(ns, &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
     }
     if sharing.is_empty() {

@@ -418,7 +418,8 @@ fn other_selected_pods(
     }
     let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
     let pod_level = cx.settings.gates().pod_level_requests();
-    for w in objects.workloads_sharing_pods(target) {
+    // A workload that makes no pods (kube-apiserver refuses it: never created) has none here.
+    for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w)) {
         let Some(t) = objects.pod_template_of(w) else { continue };
         if t.id == own.id || t.containers.is_empty() || !selector.matches(&t.pod_labels) {
             continue;

@@ -271,7 +271,21 @@ pub struct Context<'a> {
     /// CREATE (a file, a new object) or UPDATE (onto a stored object: a live HPA re-applied).
     pub operation: Operation,
     /// [`Context::target_refusal`], worked out by the first rule that asks (six rules do).
-    pub target_refusal: std::cell::OnceCell<Option<(String, String)>>,
+    pub target_refusal: std::cell::OnceCell<Option<Refusal<'a>>>,
+}
+
+/// Why kube-apiserver refuses a workload of a manifest set ([`Context::refusal_of`]): the
+/// workload refused (the one asked about, or the workload an Argo Rollout's `spec.workloadRef`
+/// names), the field of its first error and kube-apiserver's message
+/// ([`objects::Workload::refusal`]).
+#[derive(Debug, Clone)]
+pub struct Refusal<'a> {
+    /// The workload kube-apiserver refuses.
+    pub workload: &'a objects::Workload,
+    /// The field of the first error.
+    pub field: String,
+    /// kube-apiserver's message, every error.
+    pub message: String,
 }
 
 /// Items as a sentence lists them: `a`, `a and b`, `a, b and c` (how every finding and note
@@ -311,23 +325,48 @@ impl<'a> Context<'a> {
         self.objects?.workload(&t.kind, self.scale_target_namespace(), &t.name)
     }
 
-    /// Why kube-apiserver refuses the scale target ([`objects::Workload::refusal`], in the
-    /// words of the release linted for): the field and the message. `None` when it takes it,
-    /// and whenever the objects were read from a cluster or hpa-webhook's context cache
-    /// ([`objects::Source`]): those were admitted (kube-apiserver validates a workload before
-    /// any validating webhook sees it), so none is refused, whatever this model of validation
-    /// says of it. HPA410 reports a refusal; the rules about what the target's pods would do
-    /// (HPA104's budget, HPA201's requests, HPA202's containers, HPA407's shared pods, HPA408's
-    /// VPA) say nothing of a target that is never created.
-    pub fn target_refusal(&self) -> Option<&(String, String)> {
-        self.target_refusal
-            .get_or_init(|| {
-                if self.objects?.source() != objects::Source::Manifests {
-                    return None;
-                }
-                self.target_workload()?.refusal(self.settings.gates().version())
-            })
-            .as_ref()
+    /// Why kube-apiserver refuses the scale target or the workload its pods are made from
+    /// ([`Context::refusal_of`] the target, worked out once). HPA410 reports it; the rules about
+    /// what the target's pods would do (HPA104's budget, HPA201's requests, HPA202's
+    /// containers, HPA407's HPAs, HPA408's VPA) say nothing of a target that is never created or
+    /// that makes no pods.
+    pub fn target_refusal(&self) -> Option<&Refusal<'a>> {
+        self.target_refusal.get_or_init(|| self.refusal_of(self.target_workload()?)).as_ref()
+    }
+
+    /// Why kube-apiserver refuses `w` ([`objects::Workload::refusal`], in the words of the
+    /// release linted for), or, for an Argo Rollout whose `spec.workloadRef` names a workload
+    /// of the set, that workload: it is never created, so Argo Rollouts cannot resolve the
+    /// reference (`informerBasedTemplateResolver.Resolve`: not found) and the Rollout makes no
+    /// pods. `None` when kube-apiserver takes them, and whenever the objects were read from a
+    /// cluster or hpa-webhook's context cache ([`objects::Source`]): those were admitted
+    /// (kube-apiserver validates a workload before any validating webhook sees it), so none is
+    /// refused, whatever this model of validation says of it.
+    pub fn refusal_of<'w>(&self, w: &'w objects::Workload) -> Option<Refusal<'w>>
+    where
+        'a: 'w,
+    {
+        let objects = self.objects?;
+        if objects.source() != objects::Source::Manifests {
+            return None;
+        }
+        let release = self.settings.gates().version();
+        let refused = |workload: &'w objects::Workload| {
+            let (field, message) = workload.refusal(release)?;
+            Some(Refusal { workload, field, message })
+        };
+        refused(w).or_else(|| {
+            let template = objects.pod_template_of(w).filter(|t| !std::ptr::eq(*t, w))?;
+            refused(template)
+        })
+    }
+
+    /// Whether `w` makes no pods: kube-apiserver refuses it or the workload its pods are made
+    /// from ([`Context::refusal_of`]), or it is an Argo Rollout whose `spec.workloadRef` Argo
+    /// refuses ([`objects::WorkloadRef::refused`]). Its HPA never gets a selector from it, so
+    /// the HPA controller counts it for no pod (HPA407, HPA201's pods of other workloads).
+    pub fn makes_no_pods(&self, w: &objects::Workload) -> bool {
+        w.workload_ref.as_ref().is_some_and(|r| r.refused.is_some()) || self.refusal_of(w).is_some()
     }
 
     /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target

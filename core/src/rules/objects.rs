@@ -510,6 +510,9 @@ pub struct Vpa {
     /// `spec.resourcePolicy.containerPolicies`, in order: which containers it sizes, and which
     /// of their resources ([`Vpa::sets_request`]).
     pub container_policies: Vec<ContainerPolicy>,
+    /// `metadata.creationTimestamp` as stored (RFC 3339, to the second, so that text order is
+    /// time order); `None` in a manifest set, whose VPAs are not created yet.
+    pub created: Option<String>,
 }
 
 /// A value of a VPA the VPA CRD's structural schema refuses: one outside a `type: string` field's
@@ -695,6 +698,25 @@ fn meant_selector(selector: &LabelSelector) -> Option<LabelSelector> {
 }
 
 impl Vpa {
+    /// Whether the VPA is stronger than `other` to control a pod both match, as `stronger` in
+    /// the VPA's `pkg/utils/vpa/api.go` orders them for `GetControllingVPAForPod`: created
+    /// earlier, or, created in the same second, the first by name. VPAs of a manifest set have
+    /// no creation time yet: applied together, they are created in the same second, so their
+    /// names decide.
+    pub fn stronger_than(&self, other: &Vpa) -> bool {
+        match (&self.created, &other.created) {
+            (Some(a), Some(b)) if a != b => a < b,
+            _ => self.id.name < other.id.name,
+        }
+    }
+
+    /// Whether the VPA updater acts on running pods for it: `Recreate`, `Auto`,
+    /// `InPlaceOrRecreate` or `InPlace` (the modes `RunOnce` of the updater keeps; it skips
+    /// `Initial` and `Off` VPAs, which it then never picks for a pod).
+    pub fn updates_running_pods(&self) -> bool {
+        matches!(self.update_mode.as_str(), "Auto" | "Recreate" | "InPlaceOrRecreate" | "InPlace")
+    }
+
     /// The policy the VPA applies to `container`, as `GetContainerResourcePolicy`
     /// (autoscaler `vertical-pod-autoscaler/pkg/utils/vpa/api.go`) resolves it: the first
     /// policy naming it exactly, else the (last) `*` policy, else none (the defaults: cpu and
@@ -2600,6 +2622,7 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
         refused: vpa_schema_refusals(spec),
         admission_refusal: vpa_admission_refusal(spec),
         container_policies,
+        created: v.pointer("/metadata/creationTimestamp").and_then(Value::as_str).map(String::from),
     }
 }
 
@@ -2892,6 +2915,23 @@ mod tests {
         assert_eq!(adopting.hpa_name, "web");
         assert!(adopting.controls(&meta("web", vec![])));
         assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
+    }
+
+    /// `stronger` of the VPA: the first created, then by name; without a creation time (a
+    /// manifest set) by name.
+    #[test]
+    fn the_first_created_vpa_is_the_stronger() {
+        let vpa = |name: &str, created: Option<&str>| {
+            let id = ObjectId { name: name.into(), ..ObjectId::default() };
+            vpa_from_json(id, &json!({"metadata": {"creationTimestamp": created}}))
+        };
+        let (early, late) = (vpa("web-b", Some("2026-01-01T10:00:00Z")), vpa("web-a", Some("2026-01-01T10:00:01Z")));
+        assert!(early.stronger_than(&late) && !late.stronger_than(&early));
+        let same = vpa("web-a", Some("2026-01-01T10:00:00Z"));
+        assert!(same.stronger_than(&early) && !early.stronger_than(&same));
+        let (a, b) = (vpa("web-a", None), vpa("web-b", None));
+        assert!(a.stronger_than(&b) && !b.stronger_than(&a));
+        assert_eq!(early.created.as_deref(), Some("2026-01-01T10:00:00Z"));
     }
 
     /// `GetContainerResourcePolicy`: the policy naming the container, else the last `*`, else

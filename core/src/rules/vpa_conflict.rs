@@ -1,6 +1,8 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
-use super::objects::{Source, TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, describe_containers};
+use super::objects::{
+    Source, TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, Vpa, describe_containers,
+};
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
@@ -96,6 +98,17 @@ crate::declare_rule! {
     /// former `v1beta2`, or another group: `autoscaling/v1`) is reported as not created
     /// (`kubectl apply` finds no resource for it).
     ///
+    /// Several VPAs on one target are not all followed: for each pod, the VPA's components pick
+    /// one (`GetControllingVPAForPod` of VPA 1.7: the first created, then the first by name).
+    /// The admission controller, which sets the requests of new pods, picks among the VPAs whose
+    /// mode is not `Off`; the updater, which evicts or resizes running pods, among those in a
+    /// mode that updates them (`Recreate`, `Auto`, `InPlaceOrRecreate`, `InPlace`). Only the
+    /// VPAs picked are reported, each saying by which component and which VPAs are ignored; a
+    /// VPA neither picks sets no request and is not reported. VPAs of a manifest set have no
+    /// creation time: applied together, they are created in the same second, so the first by
+    /// name is picked; with `hpa-lint cluster` and `hpa-webhook`, their `creationTimestamp`
+    /// decides. A VPA that is not created (below) is not counted.
+    ///
     /// A target kube-apiserver refuses (HPA410) is never created: the VPA sizes no pod of it
     /// (HPA410 is the one finding); a VPA refused itself is still said.
     ///
@@ -189,10 +202,13 @@ impl Rule for VpaConflict {
         // A target kube-apiserver refuses has no pods for the VPA to size (HPA410 says why); a
         // VPA refused itself is still said.
         let target_refused = cx.target_refusal().is_some();
-        for vpa in objects.vpas(cx.namespace()) {
-            if vpa.target_kind != t.kind || vpa.target_name != t.name {
-                continue;
-            }
+        let on_target: Vec<&Vpa> = objects
+            .vpas(cx.namespace())
+            .iter()
+            .filter(|v| v.target_kind == t.kind && v.target_name == t.name)
+            .collect();
+        let acting = Acting::of(&on_target, objects.source());
+        for &vpa in &on_target {
             // kubectl finds no resource for a group or version the VPA's CRD does not serve.
             let version = crate::api::GroupVersion::parse_or_empty(&vpa.id.api_version);
             let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
@@ -220,6 +236,9 @@ impl Rule for VpaConflict {
                 "Initial" => Severity::Info,
                 _ => continue,
             };
+            // Of several VPAs on the target, the VPA's components follow one per pod: a VPA
+            // neither picks sets no request of these pods.
+            let Some(picked) = acting.says(vpa, objects.source()) else { continue };
             let template = cx.target_pod_template().filter(|w| !w.containers.is_empty());
             for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
                 let (source, name, containers) = match (&m.resource, &m.container_resource) {
@@ -268,12 +287,12 @@ impl Rule for VpaConflict {
                 let target = cx.scale_target();
                 let message = if severity == Severity::Info {
                     format!(
-                        "{} (Initial) sets the {name} requests of {in_}every new pod of {target}: the utilization this HPA targets is measured against requests that follow usage",
+                        "{} (Initial) sets the {name} requests of {in_}every new pod of {target}: the utilization this HPA targets is measured against requests that follow usage{picked}",
                         vpa.id
                     )
                 } else {
                     format!(
-                        "{} ({}) also sets the {name} requests of {of}{target}: the two autoscalers feed each other",
+                        "{} ({}) also sets the {name} requests of {of}{target}: the two autoscalers feed each other{picked}",
                         vpa.id, vpa.update_mode
                     )
                 };
@@ -288,6 +307,84 @@ impl Rule for VpaConflict {
                 f.severity = severity;
                 out.push(f);
             }
+        }
+    }
+}
+
+/// Which of several VPAs on one target the VPA's components follow for its pods (VPA 1.7): for
+/// each pod, `GetControllingVPAForPod` picks the strongest of the VPAs it is given
+/// ([`Vpa::stronger_than`]: the first created, then by name). The admission controller, which
+/// sets the requests of each new pod (`matcher.GetMatchingVPA`), is given every VPA but those
+/// whose mode is `Off`; the updater, which evicts or resizes running pods (`RunOnce`), those in
+/// a mode that updates them ([`Vpa::updates_running_pods`]). Only VPAs that exist count: not
+/// those of a manifest set that kube-apiserver or the VPA admission controller refuses.
+struct Acting<'a> {
+    /// The VPAs given to the admission controller, the strongest first.
+    admitted: Vec<&'a Vpa>,
+    /// The strongest of those given to the updater.
+    updater: Option<&'a Vpa>,
+}
+
+impl<'a> Acting<'a> {
+    /// The VPAs of `on_target` (those naming the target) the components pick from.
+    fn of(on_target: &[&'a Vpa], source: Source) -> Acting<'a> {
+        let exists = |v: &Vpa| {
+            let version = crate::api::GroupVersion::parse_or_empty(&v.id.api_version);
+            let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
+            v.refused.is_empty() && (source != Source::Manifests || (served && v.admission_refusal.is_empty()))
+        };
+        let mut admitted: Vec<&Vpa> =
+            on_target.iter().copied().filter(|v| exists(v) && v.update_mode != "Off").collect();
+        admitted.sort_by(|a, b| {
+            if a.stronger_than(b) {
+                std::cmp::Ordering::Less
+            } else if b.stronger_than(a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+        let updater = admitted.iter().copied().find(|v| v.updates_running_pods());
+        Acting { admitted, updater }
+    }
+
+    /// What the finding on `vpa` adds, when several VPAs are given to the components: which of
+    /// them picks it (`Some("")` when it is the only one); `None` when none does, and `vpa` sets
+    /// no request of the target's pods.
+    fn says(&self, vpa: &Vpa, source: Source) -> Option<String> {
+        if self.admitted.len() < 2 {
+            return Some(String::new());
+        }
+        let is = |other: Option<&&Vpa>| other.is_some_and(|o| std::ptr::eq(*o, vpa));
+        let by_admission = is(self.admitted.first());
+        let by_updater = is(self.updater.as_ref());
+        // VPAs of a manifest set have no creation time: applied together, they are created
+        // in the same second, and the VPA compares names.
+        let (first, same_second) = if source == Source::Manifests {
+            ("first by name", " (VPAs applied together are created in the same second)")
+        } else {
+            ("created first", "")
+        };
+        let others: Vec<String> =
+            self.admitted.iter().filter(|o| !std::ptr::eq(**o, vpa)).map(|o| o.id.name.clone()).collect();
+        let n = self.admitted.len();
+        match (by_admission, by_updater) {
+            (true, true) => Some(format!(
+                "; of the {n} VPAs on it, the VPA admission controller and updater follow only this one, {first}{same_second}, and ignore {}",
+                super::and_list(&others)
+            )),
+            (true, false) => Some(format!(
+                "; of the {n} VPAs on it, the VPA admission controller follows this one for new pods, {first}{same_second}{}",
+                match self.updater {
+                    Some(u) => format!(", and the VPA updater evicts or resizes running pods for {}", u.id.name),
+                    None => String::new(),
+                }
+            )),
+            (false, true) => Some(format!(
+                "; of the {n} VPAs on it, the VPA updater follows this one for running pods, {first} of those that update them{same_second}, and the VPA admission controller sizes new pods from {}",
+                self.admitted.first().map_or(String::new(), |a| a.id.name.clone())
+            )),
+            (false, false) => None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! HPA410 `workload-sets-replicas`: a workload managed by an HPA that pins its replicas.
 
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::objects::Workload;
+use super::{Context, Finding, Location, Refusal, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -39,8 +40,17 @@ crate::declare_rule! {
     /// (`spec.template.spec.containers: Required value`; a StatefulSet's pod spec is not
     /// validated). The rest of the pod spec (containers' names and images, volumes, ...) and of
     /// the workload's metadata (its labels, annotations, a `generateName`) is not checked.
-    /// Such a target is never created, so it has no pods: the rules about them (HPA104, HPA201,
-    /// HPA202, HPA407's shared pods, HPA408) say nothing of it, and this error is the one finding.
+    /// So is, for an Argo Rollout target with `spec.workloadRef`, the Deployment or ReplicaSet
+    /// it names when kube-apiserver refuses it, in the same words, on that workload: it is never
+    /// created, so Argo Rollouts cannot resolve the reference (the Rollout's `InvalidSpec`
+    /// condition: `The Rollout "web" is invalid: deployments.apps "web-template" not found`) and
+    /// the Rollout makes no pods. So is an Argo Rollout target whose `spec.workloadRef` Argo
+    /// Rollouts refuses, on the Rollout, in its words (`The Rollout "web" is invalid: workload of
+    /// type apps/StatefulSet is not supported`, or `template must be empty for workload reference
+    /// rollout` when it also writes a template): it makes no pods either, in files and live.
+    /// Such a target is never created, or makes no pods: the rules about them (HPA104, HPA201,
+    /// HPA202, HPA407, HPA408) say nothing of it, and this error is the one finding; several
+    /// HPAs scaling it make one finding, from the first of them, pointing at each.
     /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
     /// never said to be refused.
     ///
@@ -172,53 +182,20 @@ impl Rule for WorkloadSetsReplicas {
             }
             return;
         }
-        if let Some((field, error)) = cx.target_refusal() {
+        if let Some(refusal) = cx.target_refusal() {
             // Not a workload kube-apiserver takes (a count it cannot decode or refuses, a selector
-            // it refuses or that does not select the pod template): it is never created.
-            let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
-                "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
-            } else if field == "spec.selector" {
-                "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
-            } else if field.starts_with("spec.selector") {
-                super::REFUSED_SELECTOR_HELP
-            } else if field == "spec.template.metadata.labels" {
-                "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
-            } else if field == "metadata.name" {
-                if w.id.kind == "StatefulSet" {
-                    "name the StatefulSet as kube-apiserver takes it: a DNS label (up to 63 lowercase alphanumeric characters or '-', starting and ending alphanumeric; its pods' hostnames are made from it)"
-                } else {
-                    "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)"
-                }
-            } else if field == "spec.template" {
-                "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers"
-            } else if field == "spec.template.annotations" {
-                "write the pod template's annotation keys as kube-apiserver takes them: a name with an optional DNS prefix (prefix/name), of alphanumeric characters, '-', '_' or '.'; all annotations together up to 256 KiB"
-            } else if field == "spec.template.spec.containers" {
-                "give the pod template at least one container (spec.template.spec.containers)"
-            } else if field == "spec.template.labels" {
-                "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
-            } else if w.replicas.is_some_and(|n| n < 0) {
-                "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
-            } else {
-                "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
-            };
-            let mut f = Finding::new(
-                &Self::META,
-                field.clone(),
-                format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
-            )
-            .help(help);
-            // kube-apiserver names the template's labels `spec.template.labels` (its internal
-            // template embeds the metadata), its annotations likewise; they are written under
-            // `metadata`.
-            let at = match field.as_str() {
-                "spec.template.labels" => "spec.template.metadata.labels".to_string(),
-                "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
-                _ => field.clone(),
-            };
-            f = f.on_object(w.id.clone(), at);
-            f.severity = super::Severity::Error;
-            out.push(f.related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it"));
+            // it refuses or that does not select the pod template): it is never created. One
+            // finding, from the first of the HPAs that scale it, naming them all.
+            if let Some(f) = refused(cx, w, refusal) {
+                out.push(f);
+            }
+            return;
+        }
+        if let Some(why) = w.workload_ref.as_ref().and_then(|r| r.refused.as_deref()) {
+            // An Argo Rollout whose reference Argo Rollouts refuses: it makes no pods.
+            if let Some(hpas) = hpas_saying(cx, w) {
+                out.push(refused_reference(cx, w, why, hpas));
+            }
             return;
         }
         let Some(replicas) = w.replicas else { return };
@@ -226,9 +203,134 @@ impl Rule for WorkloadSetsReplicas {
     }
 }
 
+/// The finding on a workload kube-apiserver refuses ([`Context::target_refusal`]): the
+/// target `w`, or the workload an Argo Rollout target's `spec.workloadRef` names, which Argo
+/// Rollouts then cannot resolve. Said once, by the first HPA of those that scale `w` in the
+/// set's order (`None` for the others, which the finding points at too): one problem, however
+/// many HPAs scale the workload.
+fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
+    let Refusal { workload: refused, field, message: error } = refusal;
+    let hpas = hpas_saying(cx, w)?;
+    let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
+        "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
+    } else if field == "spec.selector" {
+        "give the workload a selector of its pods, spec.selector.matchLabels with its pod template's labels (kube-apiserver defaults none)"
+    } else if field.starts_with("spec.selector") {
+        super::REFUSED_SELECTOR_HELP
+    } else if field == "spec.template.metadata.labels" {
+        "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)"
+    } else if field == "metadata.name" {
+        if refused.id.kind == "StatefulSet" {
+            "name the StatefulSet as kube-apiserver takes it: a DNS label (up to 63 lowercase alphanumeric characters or '-', starting and ending alphanumeric; its pods' hostnames are made from it)"
+        } else {
+            "name the workload as kube-apiserver takes it: a DNS subdomain (up to 253 lowercase alphanumeric characters, '-' or '.', starting and ending alphanumeric)"
+        }
+    } else if field == "spec.template" {
+        "give the ReplicationController a pod template (spec.template), with the labels its selector selects and its containers"
+    } else if field == "spec.template.annotations" {
+        "write the pod template's annotation keys as kube-apiserver takes them: a name with an optional DNS prefix (prefix/name), of alphanumeric characters, '-', '_' or '.'; all annotations together up to 256 KiB"
+    } else if field == "spec.template.spec.containers" {
+        "give the pod template at least one container (spec.template.spec.containers)"
+    } else if field == "spec.template.labels" {
+        "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
+    } else if std::ptr::eq(*refused, w) && w.replicas.is_some_and(|n| n < 0) {
+        "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
+    } else if std::ptr::eq(*refused, w) {
+        "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
+    } else {
+        "write spec.replicas: 0 in the workload the Rollout takes its pod template from (the Rollout runs the pods)"
+    };
+    let message = if std::ptr::eq(*refused, w) {
+        format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id)
+    } else {
+        // Argo Rollouts' `Resolve` finds no such workload (its lister's NotFound, named by the
+        // resource), and its controller sets the Rollout's InvalidSpec condition in these words
+        // (`createInvalidRolloutCondition`).
+        let group = crate::api::GroupVersion::parse_or_empty(&refused.id.api_version);
+        let resource = format!("{}s.{}", refused.id.kind.to_ascii_lowercase(), group.group());
+        format!(
+            "kube-apiserver rejects {} ({error}), so {}, whose spec.workloadRef names it, makes no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found): there is nothing to scale",
+            refused.id, w.id, w.id.name, refused.id.name
+        )
+    };
+    // kube-apiserver names the template's labels `spec.template.labels` (its internal
+    // template embeds the metadata), its annotations likewise; they are written under
+    // `metadata`.
+    let at = match field.as_str() {
+        "spec.template.labels" => "spec.template.metadata.labels".to_string(),
+        "spec.template.annotations" => "spec.template.metadata.annotations".to_string(),
+        _ => field.clone(),
+    };
+    let mut f =
+        Finding::new(&WorkloadSetsReplicas::META, field.clone(), message).help(help).on_object(refused.id.clone(), at);
+    f.severity = super::Severity::Error;
+    let label = if std::ptr::eq(*refused, w) { "this HPA scales it" } else { "this HPA scales the Rollout" };
+    f = scaled_by(cx, f, hpas, label);
+    if !std::ptr::eq(*refused, w) {
+        f = f.related(
+            Location::Object { id: w.id.clone(), path: "spec.workloadRef".into() },
+            "takes its pod template from it",
+        );
+    }
+    Some(f)
+}
+
+/// The HPAs that scale `w` (`Objects::hpas_targeting`), when the finding about `w` itself (a
+/// workload that is never created or makes no pods) is this HPA's to say: one problem, said once,
+/// by the first of them in the set's order (or by an HPA not among them); `None` for the others.
+/// At admission (`hpa-webhook`'s context cache) the HPA under review always says it: the others
+/// are not reported with it.
+fn hpas_saying<'a>(cx: &Context<'a>, w: &Workload) -> Option<&'a [super::ObjectId]> {
+    let objects = cx.objects?;
+    let hpas = objects.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name);
+    match (hpas.first(), cx.id) {
+        (Some(first), Some(me))
+            if first != me && hpas.contains(me) && objects.source() != super::objects::Source::ContextCache =>
+        {
+            None
+        }
+        _ => Some(hpas),
+    }
+}
+
+/// `f` pointing at this HPA's `spec.scaleTargetRef` and at those of up to a few other `hpas`
+/// (as HPA407 names them), each with `label`.
+fn scaled_by(cx: &Context<'_>, mut f: Finding, hpas: &[super::ObjectId], label: &'static str) -> Finding {
+    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), label);
+    for other in hpas.iter().filter(|id| Some(*id) != cx.id).take(5) {
+        f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
+    }
+    f
+}
+
+/// The finding on an Argo Rollout `w` whose `spec.workloadRef` Argo Rollouts refuses (`why`, in
+/// its words: [`WorkloadRef::refused`](super::objects::WorkloadRef::refused)): its controller sets
+/// the Rollout's InvalidSpec condition (`createInvalidRolloutCondition`: `The Rollout "web" is
+/// invalid: ...`) and makes no pods. On the template it also writes, or on the kind it names.
+fn refused_reference(cx: &Context<'_>, w: &Workload, why: &str, hpas: &[super::ObjectId]) -> Finding {
+    let (at, help) = if why.starts_with("template must be empty") {
+        (
+            "spec.template",
+            "leave spec.template out of a Rollout with spec.workloadRef: its pods are made from the template of the workload it names",
+        )
+    } else {
+        (
+            "spec.workloadRef.kind",
+            "name a Deployment, a ReplicaSet or a PodTemplate in spec.workloadRef (Argo Rollouts resolves no other kind), or write the pod template in the Rollout's spec.template",
+        )
+    };
+    let message = format!(
+        "Argo Rollouts refuses {} (InvalidSpec: The Rollout \"{}\" is invalid: {why}), so it makes no pods: there is nothing to scale",
+        w.id, w.id.name
+    );
+    let mut f = Finding::new(&WorkloadSetsReplicas::META, at, message).help(help).on_object(w.id.clone(), at);
+    f.severity = super::Severity::Error;
+    scaled_by(cx, f, hpas, "this HPA scales it")
+}
+
 /// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
 /// `specReplicasPath` of a custom resource's CRD) while the HPA scales it.
-fn pinned(cx: &Context<'_>, w: &super::objects::Workload, field: &str, count: i64) -> Finding {
+fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
     // Named as the workload is, with its namespace (`ObjectId`'s display).
     let mut hpa = String::new();
     let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);

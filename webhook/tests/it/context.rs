@@ -845,6 +845,21 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
         about_403.iter().filter(|l| l["target"].as_str().is_some_and(|t| t.starts_with("kube_runtime"))).count();
     let ours = about_403.iter().filter(|l| l["message"] == "forbidden: skipped").count();
     assert_eq!((kube_runtime, ours, about_403.len()), (1, 1, 2), "{about_403:#?}");
+    // An optional kind whose CRD is not installed (its LIST answers 404) is said once, at info,
+    // in the words of `hpa-lint cluster`'s note: nothing is wrong.
+    let about_vpas: Vec<(&str, &str)> = logs
+        .iter()
+        .filter(|l| l.to_string().contains("verticalpodautoscalers"))
+        .map(|l| (l["level"].as_str().unwrap_or_default(), l["message"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        about_vpas,
+        [(
+            "INFO",
+            "autoscaling.k8s.io/v1 verticalpodautoscalers is not served (the Vertical Pod Autoscaler not installed): skipped"
+        )],
+        "{logs:#?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
