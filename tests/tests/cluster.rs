@@ -122,6 +122,27 @@ fn the_first_object_of_a_list_is_one_page() {
     });
 }
 
+/// A label selector kube-apiserver cannot parse (`labels.Parse`) is a 400 in its words before
+/// anything is read; one it parses selects as it does (`in` among values is a value).
+#[test]
+fn an_unparsable_label_selector_is_a_bad_request() {
+    runtime().block_on(async {
+        let s = setup().await;
+        s.server.apply(&shop());
+        let cluster = s.connect().await;
+        let refused = cluster.first_object(&kinds::DEPLOYMENT, Some("shop"), &[("labelSelector", "app:web")]).await;
+        let message = format!("{}", refused.expect_err("the selector is refused"));
+        assert!(
+            message
+                .contains(r#"unable to parse requirement: <nil>: Invalid value: "app:web": name part must consist of"#),
+            "{message}"
+        );
+        let found =
+            cluster.first_object(&kinds::DEPLOYMENT, Some("shop"), &[("labelSelector", "!absent, x notin (in)")]).await;
+        assert!(found.expect("the selector parses").is_some());
+    });
+}
+
 /// A watched kind's target read by name at admission: found (trimmed as the watch keeps it),
 /// absent, or, where the API server refuses the selector (400) or does not answer, neither.
 #[test]

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
+use super::labels::{self, Requirement};
 use super::store::{self, Resource, Store};
 use super::{Fault, Logged, Shared, TOKEN, lock};
 
@@ -423,8 +424,15 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
     {
         return refused;
     }
-    // A list or watch selecting on a field the kind does not support: 400, before anything is
-    // read (`ListResource` transforms the field selector first).
+    // A list or watch whose label selector does not parse (`labels.Parse`, when the list
+    // options are decoded, before the field selector), or selecting on a field the kind does
+    // not support: 400, before anything is read (`ListResource` transforms the field selector
+    // first).
+    let labels = match labels::parse(params.get("labelSelector").unwrap_or_default()) {
+        Ok(labels) => labels,
+        Err(message) if rest.is_empty() => return status(400, "BadRequest", &message, Value::Null),
+        Err(_) => Vec::new(),
+    };
     if rest.is_empty()
         && let Some(message) = store::field_selector_error(&resource, params.get("fieldSelector").unwrap_or_default())
     {
@@ -432,9 +440,9 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
     }
     match rest {
         [] if matches!(params.get("watch"), Some("1" | "true")) => {
-            watch(shared, r, &resource, version, namespace, params)
+            watch(shared, r, &resource, version, namespace, params, labels)
         }
-        [] => list(shared, r, &resource, version, namespace.as_deref(), params),
+        [] => list(shared, r, &resource, version, namespace.as_deref(), params, &labels),
         [name] => get(shared, r, &resource, version, namespace.as_deref().unwrap_or_default(), name, false),
         [name, "scale"] if resource.scale.is_some() => {
             get(shared, r, &resource, version, namespace.as_deref().unwrap_or_default(), name, true)
@@ -549,6 +557,7 @@ fn list(
     version: &str,
     namespace: Option<&str>,
     params: &Params,
+    labels: &[Requirement],
 ) -> Response<Body> {
     let store = shared.store();
     let limit: usize = params.get("limit").and_then(|l| l.parse().ok()).unwrap_or(0);
@@ -567,13 +576,12 @@ fn list(
         },
         None => None,
     };
-    let labels = params.get("labelSelector").unwrap_or_default();
     let fields = params.get("fieldSelector").unwrap_or_default();
     let matching = store.objects[r]
         .iter()
         .filter(|((ns, _), _)| namespace.is_none_or(|n| n == ns))
         .filter(|(key, _)| after.as_ref().is_none_or(|a| *key > a))
-        .filter(|(_, o)| store::labels_match(o, labels) && store::fields_match(o, fields));
+        .filter(|(_, o)| labels::matches(o, labels) && store::fields_match(o, fields));
     let mut items = Vec::new();
     let mut last = None;
     let mut remaining = 0usize;
@@ -624,12 +632,12 @@ fn watch(
     version: &str,
     namespace: Option<String>,
     params: &Params,
+    labels: Vec<Requirement>,
 ) -> Response<Body> {
     let from: Option<u64> =
         params.get("resourceVersion").filter(|v| !v.is_empty() && *v != "0").and_then(|v| v.parse().ok());
     let bookmarks = matches!(params.get("allowWatchBookmarks"), Some("true" | "1"));
     let timeout = params.get("timeoutSeconds").and_then(|t| t.parse::<u64>().ok()).map(Duration::from_secs);
-    let labels = params.get("labelSelector").unwrap_or_default().to_string();
     let fields = params.get("fieldSelector").unwrap_or_default().to_string();
     let (tx, rx) = mpsc::channel::<Bytes>(1024);
     let mut changes = shared.changes.subscribe();
@@ -638,7 +646,7 @@ fn watch(
     let version = version.to_string();
     let selected = move |o: &Value| {
         namespace.as_deref().is_none_or(|n| o.pointer("/metadata/namespace").and_then(Value::as_str) == Some(n))
-            && store::labels_match(o, &labels)
+            && labels::matches(o, &labels)
             && store::fields_match(o, &fields)
     };
 

@@ -4,7 +4,8 @@
 //!
 //! It serves `/version`, discovery (`/api`, `/apis`, `/api/v1`, `/apis/<group>/<version>`,
 //! and aggregated discovery when asked for `as=APIGroupDiscoveryList`), GET of objects and of
-//! `scale` subresources, lists with `limit`/`continue`, `labelSelector` and `fieldSelector` (on
+//! `scale` subresources, lists with `limit`/`continue`, `labelSelector` (a query
+//! `labels.Parse` cannot read is a 400 in its words: [`labels`]) and `fieldSelector` (on
 //! the fields kube-apiserver selects on for each kind; another, or a query
 //! `fields.ParseSelector` cannot read, is a 400 in its words), and
 //! watches (`watch=1`, `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`) with
@@ -17,6 +18,7 @@
 
 pub mod fixtures;
 mod http;
+pub mod labels;
 pub mod managed;
 pub mod store;
 

@@ -409,36 +409,6 @@ pub fn format_selector(selector: Option<&Value>) -> String {
     parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
 }
 
-/// Whether an object's labels satisfy a `labelSelector` query (`a=b`, `a==b`, `a!=b`,
-/// `a in (x,y)`, `a notin (x,y)`, `a`, `!a`, comma-separated).
-pub fn labels_match(object: &Value, selector: &str) -> bool {
-    let labels = object.pointer("/metadata/labels").and_then(Value::as_object);
-    let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
-    split_outside_parens(selector).into_iter().map(str::trim).filter(|r| !r.is_empty()).all(|r| {
-        if let Some(k) = r.strip_prefix('!') {
-            return get(k.trim()).is_none();
-        }
-        if let Some((k, v)) = r.split_once("!=") {
-            return get(k.trim()) != Some(v.trim());
-        }
-        if let Some((k, v)) = r.split_once("==").or_else(|| r.split_once('=')) {
-            return get(k.trim()) == Some(v.trim());
-        }
-        let (key, rest) = r.split_once(' ').unwrap_or((r, ""));
-        let rest = rest.trim();
-        let set = |s: &str| -> Vec<String> {
-            s.trim().trim_start_matches('(').trim_end_matches(')').split(',').map(|v| v.trim().to_string()).collect()
-        };
-        if let Some(s) = rest.strip_prefix("notin") {
-            return get(key).is_none_or(|v| !set(s).iter().any(|x| x == v));
-        }
-        if let Some(s) = rest.strip_prefix("in") {
-            return get(key).is_some_and(|v| set(s).iter().any(|x| x == v));
-        }
-        get(key).is_some()
-    })
-}
-
 /// `spec.replicas` defaulted to 1 where kube-apiserver defaults it: the built-in scalable
 /// workloads (`SetDefaults_Deployment`, `SetDefaults_StatefulSet`, `SetDefaults_ReplicaSet`,
 /// `SetDefaults_ReplicationController`); a CRD (Argo Rollouts') declares no default.
@@ -624,24 +594,6 @@ pub fn fields_match(object: &Value, selector: &str) -> bool {
     })
 }
 
-fn split_outside_parens(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
-}
-
 /// Sets a nested field, creating objects on the way.
 pub fn set(object: &mut Value, path: &[&str], value: Value) {
     let mut current = object;
@@ -765,10 +717,6 @@ mod tests {
 
     #[test]
     fn selectors() {
-        let pod = json!({"metadata": {"labels": {"app": "web", "tier": "b"}}});
-        assert!(labels_match(&pod, "app=web,tier in (a,b)"));
-        assert!(!labels_match(&pod, "app=web,!tier"));
-        assert!(labels_match(&pod, "app, track notin (x)"));
         assert_eq!(
             format_selector(Some(
                 &json!({"matchLabels": {"app": "web"}, "matchExpressions": [{"key": "a", "operator": "Exists"}]})
