@@ -392,6 +392,17 @@ fn values_a_scenario_cannot_mean_say_what_to_write() {
             "hpa-lint: error: <stdin>:4:11: duration: .inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a duration such as 90s"
         ]
     );
+    // The field is the reader's, found in its one parse: past 64 such values (the text was
+    // parsed again per value, at most 64 times, and the generic error said after that).
+    let many: String = (0..70).map(|_| "- {at: 0s, metrics: {cpu: {utilization: .nan}}}\n").collect();
+    let run =
+        hpa_lint(&["simulate", "-"], &format!("{}load:\n{many}", scenario.replace(".NaN", "30").replace(".inf", "1m")));
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:7:41: load[0].metrics.cpu.utilization: .nan is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a percentage such as 80"
+        ]
+    );
     // The first sync comes one period after the creation before 1.37: syncs at 15s, 30s, 45s.
     let run = hpa_lint(&["simulate", "--kubernetes-version", "1.33", &format!("{DATA}/past-end.yaml")], "");
     assert_eq!(

@@ -940,6 +940,25 @@ mod tests {
         );
     }
 
+    /// A number the policy cannot hold names its key and what to write (kubectl's bare
+    /// `json: unsupported value: NaN` before, and "write it without quotes" for an unquoted
+    /// `1e400`, which go-yaml reads as a string).
+    #[test]
+    fn numbers_a_policy_cannot_hold_name_the_key() {
+        assert_eq!(
+            problems(&format!("{HEADER}defaults:\n  constraints: {{maxReplicas: .inf}}\n")),
+            [
+                "4:30: defaults.constraints.maxReplicas: .inf is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out"
+            ]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}defaults:\n  constraints: {{maxReplicas: 1e400}}\n")),
+            [
+                "4:30: defaults.constraints.maxReplicas: expected a whole number, found the string \"1e400\": a number past a float64's range (about 1.8e308) is a string in YAML; write a smaller number"
+            ]
+        );
+    }
+
     #[tokio::test]
     async fn store_reloads_changes_and_keeps_the_last_good_policy() {
         let dir = tempfile::tempdir().unwrap();
