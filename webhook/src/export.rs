@@ -77,7 +77,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 "failurePolicy": "Fail",
                 "matchConstraints": match_constraints(),
@@ -88,7 +88,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 "policyName": name,
                 "validationActions": actions,
@@ -109,7 +109,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "MutatingAdmissionPolicy",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
                 "failurePolicy": "Ignore",
@@ -122,7 +122,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "MutatingAdmissionPolicyBinding",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {"policyName": name, "matchResources": match_resources(options)}
         }));
     }
@@ -192,7 +192,8 @@ pub enum ExportError {
 
 /// What kube-apiserver of `release` refuses in the exported objects, as its 422 `Invalid`
 /// messages: an object name that is no DNS subdomain (`ValidateObjectMeta` with
-/// `NameIsDNSSubdomain`, as the admissionregistration.k8s.io strategies call it), a binding's
+/// `NameIsDNSSubdomain`, as the admissionregistration.k8s.io strategies call it), a label value
+/// that is none (`ValidateLabels`: the [`EXPORT_LABEL`] holds `--name`), a binding's
 /// `spec.validationActions` that repeat an action or hold both Deny and Warn
 /// (`validateValidationActions`), and a binding's namespace selector that is no label selector
 /// (`validateMatchResources`: `ValidateLabelSelector`, whose values are label values: an
@@ -209,6 +210,14 @@ pub fn refusals(objects: &[Value], release: hpa_core::features::KubernetesVersio
             .into_iter()
             .map(|message| FieldError::invalid(&meta.child("name"), BadValue::Str(name.to_string()), message))
             .collect();
+        // `ValidateObjectMeta`'s labels, after the name: the export's label holds `--name`.
+        let labels: std::collections::BTreeMap<String, String> = object["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect();
+        errors.extend(hpa_core::validation::meta::validate_label_map(&labels, &meta.child("labels"), release));
         if kind == "ValidatingAdmissionPolicyBinding" {
             let actions: Vec<&str> = object["spec"]["validationActions"]
                 .as_array()
@@ -331,8 +340,19 @@ pub fn to_list(objects: &[Value]) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "items": objects})
 }
 
-fn labels() -> Value {
-    json!({"app.kubernetes.io/part-of": "hpa-toolkit", "app.kubernetes.io/managed-by": "hpa-webhook-policy-export"})
+/// The label every exported object carries with the export's `--name` as its value, so that
+/// one export's objects are selected together and an object a later export no longer makes (the
+/// `-constraints-warn` pair once no layer warns, the `-defaults` pair once no layer sets a
+/// behavior) is pruned: `kubectl apply --prune -l hpa-toolkit.io/policy-export=<name>` (README,
+/// "No webhook at all"). Another export (another `--name`) is never selected.
+pub const EXPORT_LABEL: &str = "hpa-toolkit.io/policy-export";
+
+fn labels(options: &ExportOptions) -> Value {
+    json!({
+        "app.kubernetes.io/part-of": "hpa-toolkit",
+        "app.kubernetes.io/managed-by": "hpa-webhook-policy-export",
+        EXPORT_LABEL: options.name,
+    })
 }
 
 fn match_constraints() -> Value {

@@ -855,6 +855,17 @@ fn the_export_command_prints_a_list_and_its_notes() {
         ]
     );
     assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Deny"]));
+    // One label selects this export's objects, for `kubectl apply --prune -l` (README).
+    for item in list["items"].as_array().unwrap() {
+        assert_eq!(
+            item["metadata"]["labels"],
+            json!({
+                "app.kubernetes.io/part-of": "hpa-toolkit",
+                "app.kubernetes.io/managed-by": "hpa-webhook-policy-export",
+                "hpa-toolkit.io/policy-export": "hpa-toolkit-policy"
+            })
+        );
+    }
     assert_eq!(
         list["items"][1]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"],
         json!(["kube-system"])
@@ -910,6 +921,9 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
                      validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     let binding =
         "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-constraints\" is invalid";
+    let label = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and \
+                 must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex \
+                 used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
     let long = "a".repeat(242);
     for (args, expected) in [
         (
@@ -928,12 +942,23 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
             vec!["--name", "My Policy"],
             format!(
                 "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"My Policy-constraints\" is invalid: \
-                 metadata.name: Invalid value: \"My Policy-constraints\": {subdomain}"
+                 [metadata.name: Invalid value: \"My Policy-constraints\": {subdomain}, metadata.labels: Invalid \
+                 value: \"My Policy\": {label}]"
             ),
         ),
         (
             vec!["--name", &long],
-            format!("metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters"),
+            format!("[metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters, "),
+        ),
+        // `--name` is the value of the label `kubectl apply --prune -l` selects the export by.
+        (
+            vec!["--name", &long[..64]],
+            format!(
+                "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"{}-constraints\" is invalid: \
+                 metadata.labels: Invalid value: \"{}\": must be no more than 63 bytes",
+                &long[..64],
+                &long[..64]
+            ),
         ),
         // The excluded namespaces are the values of the bindings' namespace selector.
         (
@@ -964,14 +989,14 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
     }
     // Every object the name makes is checked: the MutatingAdmissionPolicy and both bindings too.
     let stderr = String::from_utf8_lossy(&export_with(&["--name", "My Policy"]).stderr).into_owned();
-    assert_eq!(stderr.matches("is invalid: metadata.name").count(), 4, "{stderr}");
+    assert_eq!(stderr.matches("is invalid: [metadata.name").count(), 4, "{stderr}");
     // What kube-apiserver accepts passes.
     for args in [
         vec!["--validation-actions", "Deny,Audit"],
         vec!["--validation-actions", "Warn,Audit"],
         vec!["--validation-actions", "Audit"],
         vec!["--name", "team-a.hpa-policy"],
-        vec!["--name", &long[..241]],
+        vec!["--name", &long[..63]],
         vec!["--exclude-namespace", &long[..63]],
         vec!["--exclude-namespace", "kube-system,Not_A.Namespace"],
     ] {
