@@ -79,7 +79,7 @@ pub enum FlagError {
     /// exactly.
     #[error(
         "{value:?}: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as {rounded}ms or another whole number of milliseconds",
-        rounded = .value.as_millis()
+        rounded = .value.as_millis().max(1)
     )]
     BelowMillisecond {
         /// kube-controller-manager's flag (hpa-core's `*_FLAG` names).
@@ -271,7 +271,12 @@ pub struct ControllerArgs {
     pub sync_period: Option<Duration>,
 
     /// --horizontal-pod-autoscaler-tolerance.
-    #[arg(long, value_name = "RATIO", help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE))]
+    #[arg(
+        long,
+        value_name = "RATIO",
+        value_parser = ratio,
+        help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE)
+    )]
     pub tolerance: Option<f64>,
 
     /// --horizontal-pod-autoscaler-downscale-stabilization: seconds, or a duration.
@@ -302,6 +307,21 @@ fn seconds_or_duration(text: &str) -> Result<Duration, String> {
             .map_err(|_| format!("{expected}; a duration must not be negative")),
         Err(e) => Err(format!("{expected}: {e}")),
     }
+}
+
+/// The tolerance flag's value as pflag's `Float64Var` reads it (`strconv.ParseFloat`): a number
+/// past a float64's range (`1e400`) is refused as kube-controller-manager refuses it, where
+/// Rust's parser would make it an infinity (and the message would name `inf`, not what was
+/// written); `inf` and `NaN` are read, and refused by [`check`].
+fn ratio(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("strconv.ParseFloat: parsing {text:?}: invalid syntax"))?;
+    let spelled_infinite = text.trim_start_matches(['+', '-']).to_ascii_lowercase().starts_with("inf");
+    if value.is_infinite() && !spelled_infinite {
+        return Err(format!(
+            "strconv.ParseFloat: parsing {text:?}: value out of range (kube-controller-manager refuses it; a tolerance is a ratio such as 0.1)"
+        ));
+    }
+    Ok(value)
 }
 
 /// A flag's help with its default: the controller's, unless the configuration file (or a

@@ -312,6 +312,25 @@ fn sub_second_sync_periods_are_honoured_or_refused_by_name() {
         refused(&["simulate", "--no-config", "--sync-period=1500us", "-"], scenario),
         "hpa-lint: error: --sync-period 1.5ms: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as 1ms or another whole number of milliseconds\n"
     );
+    // Rounded down to 0, it would be refused: the advice is 1ms.
+    assert_eq!(
+        refused(&["simulate", "--no-config", "--sync-period=1us", "-"], scenario),
+        "hpa-lint: error: --sync-period 1µs: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as 1ms or another whole number of milliseconds\n"
+    );
+    // A tolerance past a float64 is refused as kube-controller-manager's flag refuses it (it was
+    // read as an infinity and said as `inf`).
+    assert_eq!(
+        refused(&["simulate", "--no-config", "--tolerance=1e400", "-"], scenario).lines().next(),
+        Some(
+            "error: invalid value '1e400' for '--tolerance <RATIO>': strconv.ParseFloat: parsing \"1e400\": value out of range (kube-controller-manager refuses it; a tolerance is a ratio such as 0.1)"
+        )
+    );
+    // One sync is said as one (it was "1 syncs every 1h from 0s to 0s").
+    let run = hpa_lint(&["simulate", "--no-config", "--sync-period=1h", "-"], scenario);
+    assert_eq!(
+        run.stdout.lines().nth(1),
+        Some("  1 sync at 0s (every 1h); new pods turn Ready 0s after creation; legacy rules (no spec.behavior)")
+    );
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("hpa-lint.yaml");
     std::fs::write(&config, "controller:\n  syncPeriodSeconds: 0\n").unwrap();
