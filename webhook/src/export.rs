@@ -133,7 +133,12 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
     }
     if objects.is_empty() {
-        notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
+        // `kubectl apply --prune` refuses an empty List (`no objects passed to apply`), so the
+        // objects of an earlier export are deleted by their label instead.
+        notes.push(format!(
+            "the policy sets no constraint and no behavior default: nothing to export; to delete the objects of an earlier export: kubectl delete validatingadmissionpolicies,validatingadmissionpolicybindings,mutatingadmissionpolicies,mutatingadmissionpolicybindings -l {EXPORT_LABEL}={}",
+            shell_word(&options.name)
+        ));
     }
     Exported { objects, notes }
 }

@@ -889,6 +889,21 @@ fn the_export_command_prints_a_list_and_its_notes() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let list: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Warn", "Audit"]));
+    // Nothing to export: an empty List (which `kubectl apply --prune` refuses) and how to delete
+    // an earlier export instead.
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--name", "team-a", "--policy"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap()["items"], json!([]));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: the policy sets no constraint and no behavior default: nothing to export; to delete the objects of an earlier export: kubectl delete validatingadmissionpolicies,validatingadmissionpolicybindings,mutatingadmissionpolicies,mutatingadmissionpolicybindings -l hpa-toolkit.io/policy-export=team-a\n"
+    );
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "kind: Nope\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
