@@ -689,7 +689,10 @@ mod tests {
     #[test]
     fn a_second_document_is_refused() {
         let e = parse("c.yaml", "rules: {HPA101: off}\n---\nrules: {HPA101: error}\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:2:1: expected one YAML document");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:1: a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it"
+        );
         // One document, with or without its `---`, and none at all, are read.
         assert_eq!(parse("c.yaml", "---\nrules: {HPA101: off}\n").unwrap().levels["HPA101"], RuleLevel::Off);
         assert!(parse("c.yaml", "# nothing\n").unwrap().levels.is_empty());

@@ -901,7 +901,12 @@ mod tests {
             ["5:18: rules[0].enforcement: expected Deny or Warn, found 1"]
         );
         assert_eq!(problems("a: [").len(), 1);
-        assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
+        assert_eq!(
+            problems("a: 1\n---\nb: 2\n"),
+            [
+                "2:1: a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it"
+            ]
+        );
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
             ReadErrorKind::MultipleDocuments,
             Span { start: second.start, end: second.start },
             String::new(),
-            "expected one YAML document".into(),
+            "a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it".into(),
         ));
     }
     Ok(document)
