@@ -19,6 +19,17 @@
 # The binary's directory is appended to $GITHUB_PATH and written as `path` to $GITHUB_OUTPUT.
 set -euo pipefail
 
+# Windows runners are refused first, before anything is downloaded or built: there is no
+# Windows release binary, and the steps (bash scripts, `install`, a binary without `.exe`)
+# assume Linux or macOS. GitHub sets RUNNER_OS; Git Bash's uname says MINGW64_NT-..., MSYS_NT-...
+runner_os=${RUNNER_OS:-$(uname -s)}
+case "$runner_os" in
+  Windows | MINGW* | MSYS* | CYGWIN*)
+    echo "::error title=hpa-lint::Windows runners are not supported (no Windows binary is released); run this job on ubuntu-latest or macos-latest: the manifests lint the same" >&2
+    exit 1
+    ;;
+esac
+
 version=${HPA_LINT_VERSION:-}
 action_ref=${HPA_LINT_ACTION_REF:-}
 repository=${HPA_LINT_REPOSITORY:-https://github.com/hpa-toolkit/hpa-toolkit}

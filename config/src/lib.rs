@@ -550,6 +550,19 @@ mod tests {
             refused("controller: {syncPeriodSeconds: -5}\n"),
             ".hpa-lint.yaml:1:33: controller.syncPeriodSeconds: expected a whole number of 0 or more, found -5"
         );
+        // Numbers the file cannot hold: the key, its place and what to write.
+        assert_eq!(
+            refused("controller:\n  tolerance: .nan\n"),
+            ".hpa-lint.yaml:2:14: controller.tolerance: .nan is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out"
+        );
+        assert_eq!(
+            refused("controller:\n  syncPeriodSeconds: 1e400\n"),
+            ".hpa-lint.yaml:2:22: controller.syncPeriodSeconds: expected a whole number of 0 or more, found the string \"1e400\": a number past a float64's range (about 1.8e308) is a string in YAML; write a smaller number"
+        );
+        assert_eq!(
+            refused("settings:\n  minReplicas: 1e10\n"),
+            ".hpa-lint.yaml:2:16: settings.minReplicas: expected a whole number, found 10000000000: it must be from -2147483648 to 2147483647"
+        );
         assert_eq!(
             refused("exclude: vendor/\n"),
             ".hpa-lint.yaml:1:10: exclude: expected a list, found the string \"vendor/\""
@@ -676,7 +689,10 @@ mod tests {
     #[test]
     fn a_second_document_is_refused() {
         let e = parse("c.yaml", "rules: {HPA101: off}\n---\nrules: {HPA101: error}\n").unwrap_err();
-        assert_eq!(e.to_string(), "c.yaml:2:1: expected one YAML document");
+        assert_eq!(
+            e.to_string(),
+            "c.yaml:2:1: a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it"
+        );
         // One document, with or without its `---`, and none at all, are read.
         assert_eq!(parse("c.yaml", "---\nrules: {HPA101: off}\n").unwrap().levels["HPA101"], RuleLevel::Off);
         assert!(parse("c.yaml", "# nothing\n").unwrap().levels.is_empty());

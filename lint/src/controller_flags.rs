@@ -24,10 +24,6 @@ use hpa_core::features::FeatureGates;
 /// Short for the help texts below.
 type Configuration = HPAControllerConfiguration;
 
-/// The shortest sync period the controller is run with: a shorter one (a sync period of 0
-/// would sync without pause) counts as one second.
-pub const MIN_SYNC_PERIOD: Duration = Duration::from_secs(1);
-
 /// Values for the controller's flags from one source; `None` keeps the value below.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ControllerFlags {
@@ -69,6 +65,28 @@ pub enum FlagError {
     /// A tolerance that is negative, infinite or not a number.
     #[error("{0}: must be a finite number, 0 or more")]
     Tolerance(f64),
+    /// A sync period of 0. kube-controller-manager takes it (its flag is any `time.Duration`,
+    /// and `HPAControllerOptions.Validate` checks none), but its work queue then hands each HPA
+    /// back as soon as its sync ends (`processNextWorkItem` requeues with `AddRateLimited`, whose
+    /// `FixedItemIntervalRateLimiter` waits the sync period): the controller syncs without
+    /// pause, which no run of syncs one period apart can reproduce.
+    #[error(
+        "0s: with a sync period of 0 kube-controller-manager syncs each HPA again as soon as its sync ends, which cannot be replayed sync by sync; give a positive duration (15s is the default)"
+    )]
+    ZeroSyncPeriod,
+    /// A duration with a part below a millisecond (`1500us`): kube-controller-manager takes it,
+    /// but hpa-core's controller counts time in whole milliseconds, so it would not be honoured
+    /// exactly.
+    #[error(
+        "{value:?}: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as {rounded}ms or another whole number of milliseconds",
+        rounded = .value.as_millis().max(1)
+    )]
+    BelowMillisecond {
+        /// kube-controller-manager's flag (hpa-core's `*_FLAG` names).
+        flag: &'static str,
+        /// The value given.
+        value: Duration,
+    },
     /// A duration longer than a Go `time.Duration` holds ([`MAX_FLAG_DURATION`]):
     /// kube-controller-manager refuses such a flag when it starts.
     #[error(
@@ -90,7 +108,8 @@ impl FlagError {
     pub fn key(&self) -> &'static str {
         match self {
             FlagError::Tolerance(_) => "tolerance",
-            FlagError::TooLong { flag, .. } => match *flag {
+            FlagError::ZeroSyncPeriod => "syncPeriodSeconds",
+            FlagError::TooLong { flag, .. } | FlagError::BelowMillisecond { flag, .. } => match *flag {
                 SYNC_PERIOD_FLAG => "syncPeriodSeconds",
                 DOWNSCALE_STABILIZATION_FLAG => "downscaleStabilizationSeconds",
                 CPU_INITIALIZATION_PERIOD_FLAG => "cpuInitializationPeriodSeconds",
@@ -104,14 +123,19 @@ impl FlagError {
     pub fn flag_name(&self) -> &'static str {
         let flag = match self {
             FlagError::Tolerance(_) => TOLERANCE_FLAG,
-            FlagError::TooLong { flag, .. } => flag,
+            FlagError::ZeroSyncPeriod => SYNC_PERIOD_FLAG,
+            FlagError::TooLong { flag, .. } | FlagError::BelowMillisecond { flag, .. } => flag,
         };
         ControllerArgs::name_of(flag).unwrap_or(flag)
     }
 }
 
-/// Refuses a layer's value the controller cannot work with: a tolerance that is negative or
-/// not a number, a duration a Go `time.Duration` cannot hold ([`MAX_FLAG_DURATION`]). The one
+/// Refuses a layer's value the controller cannot work with, or that would not be honoured
+/// exactly: a tolerance that is negative or not a number, a sync period of 0
+/// ([`FlagError::ZeroSyncPeriod`]), a duration with a part below a millisecond
+/// ([`FlagError::BelowMillisecond`]), a duration a Go `time.Duration` cannot hold
+/// ([`MAX_FLAG_DURATION`]). Any other duration is taken as it is, a sync period below a second
+/// included (the controller's work queue waits exactly the period between two syncs). The one
 /// check of every source ([`configuration`] runs it on each layer; a scenario's reader runs it
 /// first, to point at the value).
 pub fn check(layer: &ControllerFlags) -> Result<(), FlagError> {
@@ -120,16 +144,25 @@ pub fn check(layer: &ControllerFlags) -> Result<(), FlagError> {
     {
         return Err(FlagError::Tolerance(t));
     }
+    if layer.sync_period == Some(Duration::ZERO) {
+        return Err(FlagError::ZeroSyncPeriod);
+    }
     let durations = [
         (SYNC_PERIOD_FLAG, layer.sync_period),
         (DOWNSCALE_STABILIZATION_FLAG, layer.downscale_stabilization),
         (CPU_INITIALIZATION_PERIOD_FLAG, layer.cpu_initialization_period),
         (INITIAL_READINESS_DELAY_FLAG, layer.initial_readiness_delay),
     ];
-    match durations.into_iter().find(|(_, v)| v.is_some_and(|v| v > MAX_FLAG_DURATION)) {
-        Some((flag, Some(value))) => Err(FlagError::TooLong { flag, value }),
-        _ => Ok(()),
+    for (flag, value) in durations {
+        match value {
+            Some(value) if value > MAX_FLAG_DURATION => return Err(FlagError::TooLong { flag, value }),
+            Some(value) if value.subsec_nanos() % 1_000_000 != 0 => {
+                return Err(FlagError::BelowMillisecond { flag, value });
+            }
+            _ => {}
+        }
     }
+    Ok(())
 }
 
 /// Where a controller value in effect comes from: the layer that set it last.
@@ -197,7 +230,7 @@ pub fn configuration(
             initial_readiness_delay,
         } = layer;
         if let Some(v) = sync_period {
-            c.sync_period = (*v).max(MIN_SYNC_PERIOD);
+            c.sync_period = *v;
             p.sync_period = from.clone();
         }
         if let Some(v) = tolerance {
@@ -238,7 +271,12 @@ pub struct ControllerArgs {
     pub sync_period: Option<Duration>,
 
     /// --horizontal-pod-autoscaler-tolerance.
-    #[arg(long, value_name = "RATIO", help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE))]
+    #[arg(
+        long,
+        value_name = "RATIO",
+        value_parser = ratio,
+        help = with_default(TOLERANCE_FLAG, Configuration::DEFAULT_TOLERANCE)
+    )]
     pub tolerance: Option<f64>,
 
     /// --horizontal-pod-autoscaler-downscale-stabilization: seconds, or a duration.
@@ -269,6 +307,21 @@ fn seconds_or_duration(text: &str) -> Result<Duration, String> {
             .map_err(|_| format!("{expected}; a duration must not be negative")),
         Err(e) => Err(format!("{expected}: {e}")),
     }
+}
+
+/// The tolerance flag's value as pflag's `Float64Var` reads it (`strconv.ParseFloat`): a number
+/// past a float64's range (`1e400`) is refused as kube-controller-manager refuses it, where
+/// Rust's parser would make it an infinity (and the message would name `inf`, not what was
+/// written); `inf` and `NaN` are read, and refused by [`check`].
+fn ratio(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|_| format!("strconv.ParseFloat: parsing {text:?}: invalid syntax"))?;
+    let spelled_infinite = text.trim_start_matches(['+', '-']).to_ascii_lowercase().starts_with("inf");
+    if value.is_infinite() && !spelled_infinite {
+        return Err(format!(
+            "strconv.ParseFloat: parsing {text:?}: value out of range (kube-controller-manager refuses it; a tolerance is a ratio such as 0.1)"
+        ));
+    }
+    Ok(value)
 }
 
 /// A flag's help with its default: the controller's, unless the configuration file (or a
@@ -344,8 +397,12 @@ mod tests {
     #[test]
     fn values_the_controller_cannot_use() {
         let zero = ControllerFlags { sync_period: Some(Duration::ZERO), ..Default::default() };
-        let (c, _) = configuration(FeatureGates::default(), &[(&zero, Provenance::CommandLine)]).unwrap();
-        assert_eq!(c.sync_period, MIN_SYNC_PERIOD);
+        let (err, from) = configuration(FeatureGates::default(), &[(&zero, Provenance::CommandLine)]).unwrap_err();
+        assert_eq!((err.flag_name(), err.key(), from), ("--sync-period", "syncPeriodSeconds", Provenance::CommandLine));
+        assert_eq!(
+            err.to_string(),
+            "0s: with a sync period of 0 kube-controller-manager syncs each HPA again as soon as its sync ends, which cannot be replayed sync by sync; give a positive duration (15s is the default)"
+        );
         let fine = ControllerFlags { tolerance: Some(0.1), ..Default::default() };
         for t in [-0.1, f64::NAN, f64::INFINITY] {
             let bad = ControllerFlags { tolerance: Some(t), ..Default::default() };
@@ -355,6 +412,31 @@ mod tests {
             assert_eq!(err.key(), "tolerance");
             assert_eq!(from, Provenance::Scenario, "the refused layer is named");
         }
+    }
+
+    /// A sync period below a second is the controller's period, as its work queue waits it
+    /// (no longer raised to 1 s); a part below a millisecond is refused, naming the flag.
+    #[test]
+    fn sub_second_sync_periods_are_honoured_to_the_millisecond() {
+        let half = ControllerFlags { sync_period: Some(Duration::from_millis(500)), ..Default::default() };
+        let (c, _) = configuration(FeatureGates::default(), &[(&half, Provenance::CommandLine)]).unwrap();
+        assert_eq!((c.sync_period, c.sync_period_millis()), (Duration::from_millis(500), 500));
+        let cases = [
+            (ControllerFlags { sync_period: Some(Duration::from_micros(1500)), ..Default::default() }, "--sync-period"),
+            (
+                ControllerFlags { downscale_stabilization: Some(Duration::from_nanos(1)), ..Default::default() },
+                "--downscale-stabilization",
+            ),
+        ];
+        for (flags, name) in &cases {
+            let (err, _) = configuration(FeatureGates::default(), &[(flags, Provenance::CommandLine)]).unwrap_err();
+            assert_eq!(err.flag_name(), *name);
+        }
+        let (err, _) = configuration(FeatureGates::default(), &[(&cases[0].0, Provenance::CommandLine)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1.5ms: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as 1ms or another whole number of milliseconds"
+        );
     }
 
     /// A duration past what a Go `time.Duration` holds (2^63-1 ns) is refused, from any layer,

@@ -568,6 +568,17 @@ fn the_install_script_verifies_the_release_checksum_and_falls_back_to_cargo() {
     assert!(text(&out).contains(&format!("::warning title=hpa-lint::the action is pinned by commit ({sha})")));
     assert!(text(&out).contains("hpa-lint: latest is v0.1.0"), "{}", text(&out));
 
+    // A Windows runner is refused at once, saying where to run instead (it built for minutes
+    // with cargo, then failed on `hpa-lint.exe`, before).
+    let windows = [("RUNNER_OS", "Windows"), ("HPA_LINT_CARGO", fake_cargo.to_str().unwrap())];
+    let (out, dir, _, _) = install("v0.1.0", "windows", &windows);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "::error title=hpa-lint::Windows runners are not supported (no Windows binary is released); run this job on ubuntu-latest or macos-latest: the manifests lint the same\n"
+    );
+    assert!(!dir.exists() && !log.exists(), "nothing downloaded, built or installed");
+
     // A version that is not a tag is a usage error.
     let (out, _, _, _) = install("main; rm -rf /", "bad-version", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

@@ -61,6 +61,20 @@ const JSONC: &str = "{\n  // TypeScript allows comments\n  \"compilerOptions\": 
 /// YAML with Jinja templating (an Ansible variables template): no YAML, and no manifest.
 const JINJA: &str = "name: {{ app_name }}\n{% if debug %}\ndebug: true\n{% endif %}\n";
 
+/// The cargo-building hook's entry without cargo on PATH says what to install or use instead
+/// (it was sh's bare `cargo: not found`, status 127).
+#[test]
+fn the_hook_without_cargo_says_what_to_do() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("pre-commit.sh");
+    let empty = tempfile::tempdir().unwrap();
+    let out = run(Command::new("/bin/sh").arg(&script).arg("x.yaml").env("PATH", empty.path()));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hpa-lint: the hpa-lint hook builds hpa-lint with cargo, which is not on PATH: install Rust (https://rustup.rs), or use the hook hpa-lint-system with a release binary of hpa-lint on PATH\n"
+    );
+}
+
 #[test]
 fn the_hook_runs_under_pre_commit() {
     let (Some(pre_commit), Some(git)) = (tool("pre-commit"), tool("git")) else { return };

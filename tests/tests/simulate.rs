@@ -285,6 +285,66 @@ fn controller_duration_flags_take_seconds_or_a_duration() {
     );
 }
 
+/// A sync period below a second is kube-controller-manager's period as it is (its work
+/// queue waits exactly that long between two syncs of an HPA: `processNextWorkItem`'s
+/// `AddRateLimited`); it was raised to 1 s without a word. A period of 0 (the controller would
+/// sync without pause) and a part below a millisecond are refused naming the flag, or the key
+/// and its place in `.hpa-lint.yaml`; `explain`, which times whole-second syncs, refuses a
+/// fraction of a second rather than round it.
+#[test]
+fn sub_second_sync_periods_are_honoured_or_refused_by_name() {
+    let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 2s\nload: [{at: 0s, metrics: {cpu: {total: 300m}, http_requests_per_second: {perPod: 1}}}]\n";
+    let run = hpa_lint(&["simulate", "--no-config", "-o", "json", "--sync-period", "500ms", "-"], scenario);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ats: Vec<f64> = run.json()["steps"].as_array().unwrap().iter().map(|s| s["at"].as_f64().unwrap()).collect();
+    assert_eq!(ats, [0.0, 0.5, 1.0, 1.5]);
+    let refused = |args: &[&str], stdin: &str| {
+        let run = hpa_lint(args, stdin);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stdout);
+        run.stderr
+    };
+    let zero = "0s: with a sync period of 0 kube-controller-manager syncs each HPA again as soon as its sync ends, which cannot be replayed sync by sync; give a positive duration (15s is the default)";
+    for period in ["0", "0s", "-0"] {
+        let err = refused(&["simulate", "--no-config", &format!("--sync-period={period}"), "-"], scenario);
+        assert_eq!(err, format!("hpa-lint: error: --sync-period {zero}\n"));
+    }
+    assert_eq!(
+        refused(&["simulate", "--no-config", "--sync-period=1500us", "-"], scenario),
+        "hpa-lint: error: --sync-period 1.5ms: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as 1ms or another whole number of milliseconds\n"
+    );
+    // Rounded down to 0, it would be refused: the advice is 1ms.
+    assert_eq!(
+        refused(&["simulate", "--no-config", "--sync-period=1us", "-"], scenario),
+        "hpa-lint: error: --sync-period 1µs: not a whole number of milliseconds; simulate, explain and diagnose count the controller's time in milliseconds: write it as 1ms or another whole number of milliseconds\n"
+    );
+    // A tolerance past a float64 is refused as kube-controller-manager's flag refuses it (it was
+    // read as an infinity and said as `inf`).
+    assert_eq!(
+        refused(&["simulate", "--no-config", "--tolerance=1e400", "-"], scenario).lines().next(),
+        Some(
+            "error: invalid value '1e400' for '--tolerance <RATIO>': strconv.ParseFloat: parsing \"1e400\": value out of range (kube-controller-manager refuses it; a tolerance is a ratio such as 0.1)"
+        )
+    );
+    // One sync is said as one (it was "1 syncs every 1h from 0s to 0s").
+    let run = hpa_lint(&["simulate", "--no-config", "--sync-period=1h", "-"], scenario);
+    assert_eq!(
+        run.stdout.lines().nth(1),
+        Some("  1 sync at 0s (every 1h); new pods turn Ready 0s after creation; legacy rules (no spec.behavior)")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("hpa-lint.yaml");
+    std::fs::write(&config, "controller:\n  syncPeriodSeconds: 0\n").unwrap();
+    let config = config.to_str().unwrap();
+    assert_eq!(
+        refused(&["simulate", "--config", config, "-"], scenario),
+        format!("hpa-lint: error: {config}:2:22: controller.syncPeriodSeconds {zero}\n")
+    );
+    assert_eq!(
+        refused(&["explain", "--no-config", "--sync-period", "1500ms", "data/simulate/web-hpa.yaml"], ""),
+        "hpa-lint: error: --sync-period 1.5s: explain times scale-ups in whole-second syncs; give a whole number of seconds, or run `hpa-lint simulate`, which honours it to the millisecond\n"
+    );
+}
+
 /// Values a scenario cannot mean are refused at their place, saying what to write: a `.nan` or
 /// `.inf` (kubectl's bare `json: unsupported value: -Inf` before), a load key written without a
 /// value (`give one of perPod, total, utilization or value` at the mapping before), a load
@@ -349,6 +409,17 @@ fn values_a_scenario_cannot_mean_say_what_to_write() {
         run.stderr.lines().collect::<Vec<_>>(),
         [
             "hpa-lint: error: <stdin>:4:11: duration: .inf is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a duration such as 90s"
+        ]
+    );
+    // The field is the reader's, found in its one parse: past 64 such values (the text was
+    // parsed again per value, at most 64 times, and the generic error said after that).
+    let many: String = (0..70).map(|_| "- {at: 0s, metrics: {cpu: {utilization: .nan}}}\n").collect();
+    let run =
+        hpa_lint(&["simulate", "-"], &format!("{}load:\n{many}", scenario.replace(".NaN", "30").replace(".inf", "1m")));
+    assert_eq!(
+        run.stderr.lines().collect::<Vec<_>>(),
+        [
+            "hpa-lint: error: <stdin>:7:41: load[0].metrics.cpu.utilization: .nan is not a number a scenario can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a percentage such as 80"
         ]
     );
     // The first sync comes one period after the creation before 1.37: syncs at 15s, 30s, 45s.

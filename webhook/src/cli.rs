@@ -95,7 +95,8 @@ pub struct ExportArgs {
     pub policy: PathBuf,
 
     /// Prefix of the objects' names (`<name>-constraints`, `<name>-constraints-warn`,
-    /// `<name>-defaults`).
+    /// `<name>-defaults`), and the value of their label `hpa-toolkit.io/policy-export` (so a
+    /// label value: at most 63 characters), which `kubectl apply --prune -l` selects them by.
     #[arg(long, value_name = "NAME", default_value = "hpa-toolkit-policy")]
     pub name: String,
 

@@ -91,7 +91,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "ValidatingAdmissionPolicy",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 "failurePolicy": "Fail",
                 "matchConstraints": match_constraints(),
@@ -102,7 +102,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 "policyName": name,
                 "validationActions": actions,
@@ -134,7 +134,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "MutatingAdmissionPolicy",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {
                 // As the webhook's /mutate: defaults are a convenience, never a reason to refuse.
                 "failurePolicy": "Ignore",
@@ -147,7 +147,7 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         objects.push(json!({
             "apiVersion": API_VERSION,
             "kind": "MutatingAdmissionPolicyBinding",
-            "metadata": {"name": name, "labels": labels()},
+            "metadata": {"name": name, "labels": labels(options)},
             "spec": {"policyName": name, "matchResources": match_resources(options)}
         }));
     }
@@ -158,7 +158,18 @@ pub fn export(policy: &Policy, options: &ExportOptions) -> Exported {
         notes.push("denyRules are not exported: lint rules run only in hpa-webhook".to_string());
     }
     if objects.is_empty() && !defaults_left_out {
-        notes.push("the policy sets no constraint and no behavior default: nothing to export".to_string());
+        // `kubectl apply --prune` refuses an empty List (`no objects passed to apply`), so the
+        // objects of an earlier export are deleted by their label instead (the mutating kinds
+        // only where the release serves them: kubectl refuses a resource type it does not know).
+        let kinds = if missing.is_none() {
+            "validatingadmissionpolicies,validatingadmissionpolicybindings,mutatingadmissionpolicies,mutatingadmissionpolicybindings"
+        } else {
+            "validatingadmissionpolicies,validatingadmissionpolicybindings"
+        };
+        notes.push(format!(
+            "the policy sets no constraint and no behavior default: nothing to export; to delete the objects of an earlier export: kubectl delete {kinds} -l {EXPORT_LABEL}={}",
+            shell_word(&options.name)
+        ));
     }
     Exported { objects, notes }
 }
@@ -235,7 +246,8 @@ pub enum ExportError {
 
 /// What kube-apiserver of `release` refuses in the exported objects, as its 422 `Invalid`
 /// messages: an object name that is no DNS subdomain (`ValidateObjectMeta` with
-/// `NameIsDNSSubdomain`, as the admissionregistration.k8s.io strategies call it), a binding's
+/// `NameIsDNSSubdomain`, as the admissionregistration.k8s.io strategies call it), a label value
+/// that is none (`ValidateLabels`: the [`EXPORT_LABEL`] holds `--name`), a binding's
 /// `spec.validationActions` that repeat an action or hold both Deny and Warn
 /// (`validateValidationActions`), and a binding's namespace selector that is no label selector
 /// (`validateMatchResources`: `ValidateLabelSelector`, whose values are label values: an
@@ -252,6 +264,14 @@ pub fn refusals(objects: &[Value], release: hpa_core::features::KubernetesVersio
             .into_iter()
             .map(|message| FieldError::invalid(&meta.child("name"), BadValue::Str(name.to_string()), message))
             .collect();
+        // `ValidateObjectMeta`'s labels, after the name: the export's label holds `--name`.
+        let labels: std::collections::BTreeMap<String, String> = object["metadata"]["labels"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+            .collect();
+        errors.extend(hpa_core::validation::meta::validate_label_map(&labels, &meta.child("labels"), release));
         if kind == "ValidatingAdmissionPolicyBinding" {
             let actions: Vec<&str> = object["spec"]["validationActions"]
                 .as_array()
@@ -372,8 +392,19 @@ pub fn to_list(objects: &[Value]) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "items": objects})
 }
 
-fn labels() -> Value {
-    json!({"app.kubernetes.io/part-of": "hpa-toolkit", "app.kubernetes.io/managed-by": "hpa-webhook-policy-export"})
+/// The label every exported object carries with the export's `--name` as its value, so that
+/// one export's objects are selected together and an object a later export no longer makes (the
+/// `-constraints-warn` pair once no layer warns, the `-defaults` pair once no layer sets a
+/// behavior) is pruned: `kubectl apply --prune -l hpa-toolkit.io/policy-export=<name>` (README,
+/// "No webhook at all"). Another export (another `--name`) is never selected.
+pub const EXPORT_LABEL: &str = "hpa-toolkit.io/policy-export";
+
+fn labels(options: &ExportOptions) -> Value {
+    json!({
+        "app.kubernetes.io/part-of": "hpa-toolkit",
+        "app.kubernetes.io/managed-by": "hpa-webhook-policy-export",
+        EXPORT_LABEL: options.name,
+    })
 }
 
 fn match_constraints() -> Value {

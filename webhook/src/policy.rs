@@ -901,7 +901,12 @@ mod tests {
             ["5:18: rules[0].enforcement: expected Deny or Warn, found 1"]
         );
         assert_eq!(problems("a: [").len(), 1);
-        assert_eq!(problems("a: 1\n---\nb: 2\n"), ["2:1: expected one YAML document"]);
+        assert_eq!(
+            problems("a: 1\n---\nb: 2\n"),
+            [
+                "2:1: a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it"
+            ]
+        );
     }
 
     #[test]
@@ -937,6 +942,25 @@ mod tests {
         assert_eq!(
             problems(&format!("{HEADER}defaults: {{constraints: {{maxReplicas: 1, maxReplicas: 2}}}}\n")),
             ["3:42: defaults.constraints.maxReplicas is written twice: keep one"]
+        );
+    }
+
+    /// A number the policy cannot hold names its key and what to write (kubectl's bare
+    /// `json: unsupported value: NaN` before, and "write it without quotes" for an unquoted
+    /// `1e400`, which go-yaml reads as a string).
+    #[test]
+    fn numbers_a_policy_cannot_hold_name_the_key() {
+        assert_eq!(
+            problems(&format!("{HEADER}defaults:\n  constraints: {{maxReplicas: .inf}}\n")),
+            [
+                "4:30: defaults.constraints.maxReplicas: .inf is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out"
+            ]
+        );
+        assert_eq!(
+            problems(&format!("{HEADER}defaults:\n  constraints: {{maxReplicas: 1e400}}\n")),
+            [
+                "4:30: defaults.constraints.maxReplicas: expected a whole number, found the string \"1e400\": a number past a float64's range (about 1.8e308) is a string in YAML; write a smaller number"
+            ]
         );
     }
 

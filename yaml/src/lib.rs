@@ -221,6 +221,11 @@ pub struct SyntaxError {
     pub message: String,
     /// The document it occurred in.
     pub document: usize,
+    /// The field path of the value it is about, for an error about one value of a document
+    /// read whole: the `.nan` or `.inf` kubectl's conversion to JSON refuses
+    /// (`spec.metrics[0].resource.target.averageUtilization`), found on the document's tree
+    /// before it is dropped, so a reader can name the field without parsing the text again.
+    pub path: Option<String>,
 }
 
 impl fmt::Display for SyntaxError {
@@ -913,7 +918,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
         if let Some(stand_in) = builder.bom {
             message = message.replace(stand_in, "\u{feff}");
         }
-        out.error = Some(SyntaxError { mark, message, document });
+        out.error = Some(SyntaxError { mark, message, document, path: None });
     }
     (out, true)
 }
@@ -935,7 +940,7 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
     let (from, at, (json_mark, json_message)) = match then {
         kubectl::AfterJson::End => return (out, true),
         kubectl::AfterJson::Error(mark, message) => {
-            out.error = Some(SyntaxError { mark, message, document });
+            out.error = Some(SyntaxError { mark, message, document, path: None });
             return (out, true);
         }
         kubectl::AfterJson::Yaml { from, at, error } => (from, at, error),
@@ -953,7 +958,8 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
         indented: &[],
     };
     let kubectl::Pieces { pieces, error, .. } = kubectl::pieces(rest.text);
-    let json_error = |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document };
+    let json_error =
+        |document: usize| SyntaxError { mark: json_mark, message: json_message.clone(), document, path: None };
     let mut first = true;
     for piece in pieces {
         let piece = kubectl::Piece {
@@ -978,7 +984,7 @@ fn build_json(text: &str, limits: Limits, builder: &mut Builder<'_>) -> (Parsed,
             if let Some(stand_in) = builder.bom {
                 message = message.replace(stand_in, "\u{feff}");
             }
-            Some(SyntaxError { mark: rest.absolute(mark), message, document })
+            Some(SyntaxError { mark: rest.absolute(mark), message, document, path: None })
         }
         None => None,
     };
@@ -1057,7 +1063,7 @@ fn build_piece(
     out: &mut Parsed,
 ) -> (Read, bool) {
     let stop = |out: &mut Parsed, mark: Mark, message: String| {
-        out.error = Some(SyntaxError { mark, message, document: index });
+        out.error = Some(SyntaxError { mark, message, document: index, path: None });
         (Read::Stop, true)
     };
     builder.json = json;
@@ -1150,7 +1156,7 @@ fn read_events(
     out: &mut Parsed,
 ) -> Result<(Read, bool), Again> {
     let stop = |out: &mut Parsed, mark: Mark, message: String, document: usize| {
-        out.error = Some(SyntaxError { mark, message, document });
+        out.error = Some(SyntaxError { mark, message, document, path: None });
         Ok((Read::Stop, true))
     };
     let again = |piece: usize, document: usize| Err(Again::Pieces { piece, document });
@@ -1308,7 +1314,10 @@ fn read_events(
                             if pieces.is_some() {
                                 return again(next_piece, piece_document);
                             }
-                            return stop(out, node.span().start, message, doc_index);
+                            let path = path_of(root, node.span());
+                            out.error =
+                                Some(SyntaxError { mark: node.span().start, message, document: doc_index, path });
+                            return Ok((Read::Stop, true));
                         }
                         if !matches!(root.scalar(), Some(Scalar::Null)) {
                             let tree = Tree::new(builder.nodes.drain(..).collect(), builder.text.as_str().into());

@@ -10,7 +10,7 @@ use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, Detail, 
 
 use std::collections::HashSet;
 
-use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, locate, parse};
+use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, SyntaxError, locate, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
@@ -69,7 +69,13 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
     let parsed = parse(text);
     if let Some(e) = parsed.error {
         let at = Span { start: e.mark, end: e.mark };
-        return Err(ReadError::at(ReadErrorKind::Syntax, at, String::new(), e.message));
+        let message = match non_finite(text, &e) {
+            Some((path, written)) => format!(
+                "{path}: {written} is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out"
+            ),
+            None => e.message,
+        };
+        return Err(ReadError::at(ReadErrorKind::Syntax, at, e.path.unwrap_or_default(), message));
     }
     let mut documents = parsed.documents.into_iter();
     let document = documents.next();
@@ -78,10 +84,21 @@ pub fn read_document(text: &str) -> Result<Option<Document>, ReadError> {
             ReadErrorKind::MultipleDocuments,
             Span { start: second.start, end: second.start },
             String::new(),
-            "expected one YAML document".into(),
+            "a second YAML document starts here, and this file holds one: merge its keys into the first document, or remove it".into(),
         ));
     }
     Ok(document)
+}
+
+/// The field and the value as written (`-.Inf`) of a `.nan` or `.inf` that kubectl's conversion
+/// to JSON refuses in `text`: the error's path, found on the document's tree when it was read
+/// ([`SyntaxError::path`]); `None` for any other error.
+pub fn non_finite<'e>(text: &str, e: &'e SyntaxError) -> Option<(&'e str, String)> {
+    let path = e.path.as_deref()?;
+    let start = text.char_indices().nth(usize::try_from(e.mark.index).ok()?)?.0;
+    let rest = text.get(start..)?;
+    let len = rest.find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#')).unwrap_or(rest.len());
+    Some((path, rest.get(..len)?.to_string()))
 }
 
 /// Decodes a node into a `T` as [`read`] does. The files read so are the tools' own, not
@@ -156,6 +173,8 @@ fn out_of_range(message: &str, found: Option<Node<'_>>) -> Option<String> {
     let negative = match found.map(Node::kind) {
         Some(NodeKind::Scalar(Scalar::Int(i))) => i < 0,
         Some(NodeKind::Scalar(Scalar::UInt(_))) => false,
+        // A whole number YAML reads as a float (`1e10`, `99999999999999999999`).
+        Some(NodeKind::Scalar(Scalar::Float(f))) if f.is_finite() && f.fract() == 0.0 => f < 0.0,
         _ => return None,
     };
     let (min, max): (i128, i128) = match message.rsplit_once(" of type ")?.1 {
@@ -200,7 +219,14 @@ fn describe(found: Option<Node<'_>>, shape: Shape) -> (String, &'static str) {
     let numeric = matches!(shape, Shape::Integer | Shape::Unsigned | Shape::Number);
     match found.map(Node::kind) {
         Some(NodeKind::Scalar(Scalar::Str(s))) => {
-            let advice = if numeric && s.trim().parse::<f64>().is_ok() { ": write it without quotes" } else { "" };
+            let advice = match s.trim().parse::<f64>() {
+                Ok(f) if numeric && f.is_finite() => ": write it without quotes",
+                // `1e400`: go-yaml resolves a number past a float64's range as a string.
+                Ok(_) if numeric && s.contains(|c: char| c.is_ascii_digit()) => {
+                    ": a number past a float64's range (about 1.8e308) is a string in YAML; write a smaller number"
+                }
+                _ => "",
+            };
             (format!("the string {s:?}"), advice)
         }
         Some(NodeKind::Scalar(Scalar::Bool(b))) => {
@@ -420,6 +446,44 @@ mod tests {
         assert_eq!(message("labels: {a: {b: c}}\n"), "1:13: labels.a: expected a string, found a mapping");
         assert_eq!(message("labels: x\n"), "1:9: labels: expected a mapping, found the string \"x\"");
         assert_eq!(message("42\n"), "1:1: the file: expected a mapping, found 42");
+    }
+
+    /// Numbers a tool's file cannot hold say which key and what to write: a `.nan` or `.inf`
+    /// (kubectl's bare `json: unsupported value: NaN` before), a number past a float64's range
+    /// (go-yaml reads `1e400` as a string: "write it without quotes" before), a whole number
+    /// YAML reads as a float past the field's Go type (no range before).
+    #[test]
+    fn numbers_a_file_cannot_hold_name_the_key_and_what_to_write() {
+        let message = |text: &str| read::<Settings>(text, "test").unwrap_err()[0].to_string();
+        let e = read::<Settings>("labels: {a: b}\nmaxReplicas: -.Inf\n", "test").unwrap_err();
+        assert_eq!(
+            (e[0].to_string(), e[0].path.as_str()),
+            (
+                "2:14: maxReplicas: -.Inf is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out".to_string(),
+                "maxReplicas"
+            )
+        );
+        assert_eq!(
+            message("names: [a, {x: .nan}]\n"),
+            "1:16: names[1].x: .nan is not a number this file can hold (YAML's .nan and .inf have no JSON form, and kubectl refuses them): write a finite number, or leave the field out"
+        );
+        assert_eq!(
+            message("maxReplicas: 1e400\n"),
+            "1:14: maxReplicas: expected a whole number, found the string \"1e400\": a number past a float64's range (about 1.8e308) is a string in YAML; write a smaller number"
+        );
+        assert_eq!(
+            message("maxReplicas: 1e10\n"),
+            "1:14: maxReplicas: expected a whole number, found 10000000000: it must be from -2147483648 to 2147483647"
+        );
+        assert_eq!(
+            message("maxReplicas: 99999999999999999999\n"),
+            "1:14: maxReplicas: expected a whole number, found 100000000000000000000: it must be from -2147483648 to 2147483647"
+        );
+        // `inf` unquoted is a string in YAML too: no advice to unquote it.
+        assert_eq!(
+            message("maxReplicas: inf\n"),
+            "1:14: maxReplicas: expected a whole number, found the string \"inf\""
+        );
     }
 
     /// Whether a mapping reached through values and items gives a key twice, short mappings

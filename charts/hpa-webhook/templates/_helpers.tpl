@@ -166,6 +166,62 @@ The matchConditions of a webhook, refused by name as kube-apiserver refuses them
 {{- toYaml $conditions }}
 {{- end }}
 
+{{/* hpa-core's rules (rules::ALL), ID to name, HPA000 included: what lintConfig.rules may name (a test checks it is hpa-core's registry). */}}
+{{- define "hpa-webhook.ruleTable" -}}
+{
+  "HPA000": "invalid",
+  "HPA001": "duplicate-key",
+  "HPA101": "min-replicas-equals-max",
+  "HPA102": "min-replicas-below-threshold",
+  "HPA103": "max-replicas-above-limit",
+  "HPA104": "min-replicas-blocked-by-pdb",
+  "HPA201": "missing-resource-request",
+  "HPA202": "unknown-container",
+  "HPA203": "target-type-mismatch",
+  "HPA204": "unsupported-resource-metric",
+  "HPA205": "duplicate-metric",
+  "HPA206": "invalid-metric-selector",
+  "HPA301": "scale-down-disabled",
+  "HPA302": "slow-scale-up",
+  "HPA303": "short-scale-down-window",
+  "HPA304": "policy-period-below-sync-period",
+  "HPA305": "legacy-behavior",
+  "HPA306": "tolerance-ignored",
+  "HPA401": "removed-api-version",
+  "HPA402": "unscalable-target-kind",
+  "HPA403": "target-not-found",
+  "HPA404": "target-kind-case",
+  "HPA405": "unserved-target-api-version",
+  "HPA406": "misspelled-kind",
+  "HPA407": "conflicting-hpas",
+  "HPA408": "vpa-conflict",
+  "HPA409": "keda-conflict",
+  "HPA410": "workload-sets-replicas",
+  "HPA411": "ignored-alpha-annotation",
+  "HPA412": "unscalable-custom-resource"
+}
+{{- end }}
+
+{{/*
+lintConfig.rules as the server's reader (hpa_config::parse) takes its keys: a rule's ID in any
+case or its name (the schema checks the levels). Any other key would stop the server, so the
+render fails instead, naming the key and listing the rules (the schema's propertyNames error
+named neither where nor what).
+*/}}
+{{- define "hpa-webhook.checkLintRules" -}}
+{{- $table := include "hpa-webhook.ruleTable" . | fromJson }}
+{{- $names := values $table }}
+{{- range $key, $_ := (default dict .Values.lintConfig).rules }}
+{{- if not (or (hasKey $table (upper $key)) (has $key $names)) }}
+{{- $known := list }}
+{{- range $id := keys $table | sortAlpha }}
+{{- $known = append $known (printf "%s %s" $id (index $table $id)) }}
+{{- end }}
+{{- fail (printf "lintConfig.rules.%s: unknown rule; name a rule by its ID (in any case) or its name, as `hpa-lint rules` lists them: %s" $key (join ", " $known)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* Per feature gate and release (minor): absent, open, or locked to a value (a test checks it is hpa-core's Gate::spec). */}}
 {{- define "hpa-webhook.featureGateTable" -}}
 {
@@ -181,27 +237,51 @@ The matchConditions of a webhook, refused by name as kube-apiserver refuses them
 {{- end }}
 
 {{/*
-server.featureGates as the server's FeatureGates::apply (kube-apiserver's --feature-gates) takes
-them in the release applied: a gate that release lacks, or a locked gate set against its lock,
-stops the server, so the render fails with its words. The schema has already checked the
-syntax and the names.
+server.featureGates as the server's FeatureGates::apply (kube-apiserver's --feature-gates,
+featureGate.Set) takes them in the release applied, in its words: first the syntax of every
+pair (`missing bool value for X`, `invalid value of X=y, err: strconv.ParseBool: ...`), then
+a gate that release lacks (with the gates it knows) or a locked gate set against its lock. Any
+of them stops the server, so the render fails instead (not the schema, whose pattern error
+would name neither the pair nor the gates).
 */}}
 {{- define "hpa-webhook.checkFeatureGates" -}}
 {{- $table := include "hpa-webhook.featureGateTable" . | fromJson }}
 {{- $release := include "hpa-webhook.kubernetesVersion" . }}
 {{- $minor := index (splitList "." $release) 1 }}
+{{- $bools := list "1" "t" "T" "TRUE" "true" "True" "0" "f" "F" "FALSE" "false" "False" }}
+{{- $pairs := list }}
 {{- range $item := splitList "," .Values.server.featureGates }}
-{{- $pair := splitList "=" (trim $item) }}
-{{- $name := trim (first $pair) }}
-{{- if $name }}
-{{- $on := has (trim (last $pair)) (list "1" "t" "T" "TRUE" "true" "True") }}
-{{- $state := index $table $name $minor }}
+{{- if trim $item }}
+{{- $pair := splitn "=" 2 $item }}
+{{- $name := trim $pair._0 }}
+{{- if not (contains "=" $item) }}
+{{- fail (printf "server.featureGates: missing bool value for %s" $name) }}
+{{- end }}
+{{- $value := trim $pair._1 }}
+{{- if not (has $value $bools) }}
+{{- fail (printf "server.featureGates: invalid value of %s=%s, err: strconv.ParseBool: parsing %q: invalid syntax (write true or false)" $name $value $value) }}
+{{- end }}
+{{- $pairs = append $pairs (list $name (has $value (list "1" "t" "T" "TRUE" "true" "True"))) }}
+{{- end }}
+{{- end }}
+{{- range $pair := $pairs }}
+{{- $name := index $pair 0 }}
+{{- $on := index $pair 1 }}
+{{- $state := "absent" }}
+{{- if hasKey $table $name }}
+{{- $state = index $table $name $minor }}
+{{- end }}
 {{- if eq $state "absent" }}
-{{- fail (printf "server.featureGates: unrecognized feature gate: %s (Kubernetes %s)" $name $release) }}
+{{- $known := list }}
+{{- range $gate := keys $table | sortAlpha }}
+{{- if ne (index $table $gate $minor) "absent" }}
+{{- $known = append $known $gate }}
+{{- end }}
+{{- end }}
+{{- fail (printf "server.featureGates: unrecognized feature gate: %s (Kubernetes %s; the gates that change what happens to an HPA: %s)" $name $release (join ", " $known)) }}
 {{- end }}
 {{- if and (hasPrefix "locked:" $state) (ne $state (printf "locked:%t" $on)) }}
 {{- fail (printf "server.featureGates: cannot set feature gate %s to %t, feature is locked to %s (Kubernetes %s)" $name $on (trimPrefix "locked:" $state) $release) }}
-{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}

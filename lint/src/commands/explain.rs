@@ -37,6 +37,15 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     };
     let controller = resolved.settings.controller;
     let provenances = resolved.controller;
+    // The timing below runs whole-second syncs (hpa-core's `timing`, as the rules time them);
+    // a period with a fraction of a second (only the command line can give one) would be
+    // rounded there, so it is refused rather than explained with another period.
+    if controller.sync_period.subsec_nanos() != 0 {
+        return out.usage_error(&format!(
+            "--sync-period {:?}: explain times scale-ups in whole-second syncs; give a whole number of seconds, or run `hpa-lint simulate`, which honours it to the millisecond",
+            controller.sync_period
+        ));
+    }
     let opts = check::Options::verdict_only(controller.gates.clone());
     let mut explanations = Vec::new();
     let mut hpas = 0usize;

@@ -906,6 +906,17 @@ fn the_export_command_prints_a_list_and_its_notes() {
         ]
     );
     assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Deny"]));
+    // One label selects this export's objects, for `kubectl apply --prune -l` (README).
+    for item in list["items"].as_array().unwrap() {
+        assert_eq!(
+            item["metadata"]["labels"],
+            json!({
+                "app.kubernetes.io/part-of": "hpa-toolkit",
+                "app.kubernetes.io/managed-by": "hpa-webhook-policy-export",
+                "hpa-toolkit.io/policy-export": "hpa-toolkit-policy"
+            })
+        );
+    }
     assert_eq!(
         list["items"][1]["spec"]["matchResources"]["namespaceSelector"]["matchExpressions"][0]["values"],
         json!(["kube-system"])
@@ -929,6 +940,32 @@ fn the_export_command_prints_a_list_and_its_notes() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let list: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(list["items"][1]["spec"]["validationActions"], json!(["Warn", "Audit"]));
+    // Nothing to export: an empty List (which `kubectl apply --prune` refuses) and how to delete
+    // an earlier export instead.
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--name", "team-a", "--policy"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).unwrap()["items"], json!([]));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: the policy sets no constraint and no behavior default: nothing to export; to delete the objects of an earlier export: kubectl delete validatingadmissionpolicies,validatingadmissionpolicybindings,mutatingadmissionpolicies,mutatingadmissionpolicybindings -l hpa-toolkit.io/policy-export=team-a\n"
+    );
+    // Before 1.36 no MutatingAdmissionPolicy is served, and kubectl refuses a type it does not know.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--kubernetes-version", "1.35", "--name", "team-a", "--policy"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: the policy sets no constraint and no behavior default: nothing to export; to delete the objects of an earlier export: kubectl delete validatingadmissionpolicies,validatingadmissionpolicybindings -l hpa-toolkit.io/policy-export=team-a\n"
+    );
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "kind: Nope\n").unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
@@ -1090,6 +1127,9 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
                      validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     let binding =
         "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"hpa-toolkit-policy-constraints\" is invalid";
+    let label = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and \
+                 must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex \
+                 used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
     let long = "a".repeat(242);
     for (args, expected) in [
         (
@@ -1108,12 +1148,23 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
             vec!["--name", "My Policy"],
             format!(
                 "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"My Policy-constraints\" is invalid: \
-                 metadata.name: Invalid value: \"My Policy-constraints\": {subdomain}"
+                 [metadata.name: Invalid value: \"My Policy-constraints\": {subdomain}, metadata.labels: Invalid \
+                 value: \"My Policy\": {label}]"
             ),
         ),
         (
             vec!["--name", &long],
-            format!("metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters"),
+            format!("[metadata.name: Invalid value: \"{long}-constraints\": must be no more than 253 characters, "),
+        ),
+        // `--name` is the value of the label `kubectl apply --prune -l` selects the export by.
+        (
+            vec!["--name", &long[..64]],
+            format!(
+                "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"{}-constraints\" is invalid: \
+                 metadata.labels: Invalid value: \"{}\": must be no more than 63 bytes",
+                &long[..64],
+                &long[..64]
+            ),
         ),
         // The excluded namespaces are the values of the bindings' namespace selector.
         (
@@ -1144,14 +1195,14 @@ fn the_export_command_refuses_what_kube_apiserver_would() {
     }
     // Every object the name makes is checked: the MutatingAdmissionPolicy and both bindings too.
     let stderr = String::from_utf8_lossy(&export_with(&["--name", "My Policy"]).stderr).into_owned();
-    assert_eq!(stderr.matches("is invalid: metadata.name").count(), 4, "{stderr}");
+    assert_eq!(stderr.matches("is invalid: [metadata.name").count(), 4, "{stderr}");
     // What kube-apiserver accepts passes.
     for args in [
         vec!["--validation-actions", "Deny,Audit"],
         vec!["--validation-actions", "Warn,Audit"],
         vec!["--validation-actions", "Audit"],
         vec!["--name", "team-a.hpa-policy"],
-        vec!["--name", &long[..241]],
+        vec!["--name", &long[..63]],
         vec!["--exclude-namespace", &long[..63]],
         vec!["--exclude-namespace", "kube-system,Not_A.Namespace"],
     ] {

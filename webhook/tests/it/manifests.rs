@@ -238,6 +238,38 @@ fn certificate_sources_name_the_service_and_the_secret() {
     assert_eq!(certs["secretGenerator"][0]["type"], "kubernetes.io/tls");
 }
 
+/// The README's first-install window quotes kube-apiserver's refusal of an HPA write while no
+/// pod is Ready (`no endpoints available for service`) and how to wait: its webhook name,
+/// failure policies, URL (Service, namespace, port, path, `timeoutSeconds`) and the Deployment
+/// it waits for are the manifests'.
+#[test]
+fn the_readme_quotes_the_first_install_window_as_the_manifests_make_it() {
+    // Words as written, whatever the line breaks.
+    let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let base = objects_in(&manifests().join("base"));
+    let validating = &find(&base, "ValidatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+    let mutating = &find(&base, "MutatingWebhookConfiguration", "hpa-webhook")["webhooks"][0];
+    assert_eq!(
+        (validating["failurePolicy"].as_str(), mutating["failurePolicy"].as_str()),
+        (Some("Fail"), Some("Ignore"))
+    );
+    let service = &validating["clientConfig"]["service"];
+    let refusal = format!(
+        "Internal error occurred: failed calling webhook \"{}\": failed to call webhook: Post \"https://{}.{}.svc:{}{}?timeout={}s\": no endpoints available for service \"{}\"",
+        validating["name"].as_str().unwrap(),
+        service["name"].as_str().unwrap(),
+        service["namespace"].as_str().unwrap(),
+        service["port"],
+        service["path"].as_str().unwrap(),
+        validating["timeoutSeconds"],
+        service["name"].as_str().unwrap(),
+    );
+    assert!(readme.contains(&refusal), "README, \"The first install's window\":\n{refusal}");
+    find(&base, "Deployment", "hpa-webhook");
+    assert!(readme.contains(&format!("kubectl -n {NAMESPACE} rollout status deployment/hpa-webhook --timeout=5m")));
+}
+
 #[test]
 fn dockerfile_runs_the_binary_as_non_root_on_the_default_port() {
     let dockerfile = std::fs::read_to_string(workspace().join("Dockerfile")).unwrap();

@@ -201,41 +201,12 @@ fn document_root(file: &SourceFile) -> Result<Node<'_>, Failure> {
     }
 }
 
-/// What kubectl's YAML-to-JSON conversion says of a `.nan` or `.inf` (`json: unsupported
-/// value: NaN`, hpa-yaml's `kubectl.rs`), which a scenario cannot hold either.
-const UNSUPPORTED_FLOAT: &str = "error converting YAML to JSON: json: unsupported value: ";
-
 /// A scenario's `.nan` or `.inf` refused as kubectl refuses it, said in the scenario's words: the
-/// field and what to write. The field is found in the text read again with the value as `null`
-/// (and any other such value after it: the conversion stops the document at the first);
-/// `None` when the error is another, or a value is not a plain scalar at its place.
+/// field and what to write. The field is the one the reader found the value at
+/// ([`hpa_yaml::read::non_finite`]: on the document's tree, in the one parse); `None` when the
+/// error is another.
 fn non_finite_message(text: &str, e: &crate::source::SyntaxError) -> Option<String> {
-    /// `text` with the plain scalar at `mark` written as `null`, and the scalar as written.
-    fn as_null(text: &str, mark: crate::source::Mark) -> Option<(String, String)> {
-        let start = text.char_indices().nth(usize::try_from(mark.index).ok()?)?.0;
-        let rest = text.get(start..)?;
-        let len = rest.find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#')).unwrap_or(rest.len());
-        // `.nan`, `.inf`, `-.Inf`, ...: at least four characters, the width of `null`.
-        let padding = len.checked_sub(4)?;
-        let patched = format!("{}null{}{}", text.get(..start)?, " ".repeat(padding), rest.get(len..)?);
-        Some((patched, rest.get(..len)?.to_string()))
-    }
-    e.message.strip_prefix(UNSUPPORTED_FLOAT)?;
-    let (mut patched, written) = as_null(text, e.mark)?;
-    let mut parsed = crate::source::parse(&patched);
-    // Each later `.nan` or `.inf` of the document, as `null` too (a bounded number of times).
-    for _ in 0..64 {
-        match &parsed.error {
-            Some(next) if next.message.starts_with(UNSUPPORTED_FLOAT) && next.document == e.document => {
-                patched = as_null(&patched, next.mark)?.0;
-                parsed = crate::source::parse(&patched);
-            }
-            _ => break,
-        }
-    }
-    let root = parsed.documents.iter().find(|d| d.index == e.document)?.root();
-    let end = crate::source::Mark { index: e.mark.index + 4, line: e.mark.line, col: e.mark.col + 4 };
-    let path = crate::source::path_of(root, Span { start: e.mark, end })?;
+    let (path, written) = crate::source::read::non_finite(text, e)?;
     let field = path.rsplit('.').next().unwrap_or_default();
     let what = match field.split('[').next().unwrap_or_default() {
         "utilization" => "a percentage such as 80",

@@ -158,11 +158,18 @@ pub fn human(h: &Header, sim: &Simulation) -> String {
         "{}: simulating HorizontalPodAutoscaler {} → {} ({}..{} replicas)\n",
         h.scenario, h.hpa, h.target, h.min, h.max
     ));
+    // One sync is said as one ("1 sync at 15s", not "1 syncs every 1h from 15s to 15s").
+    let syncs = match sim.steps.as_slice() {
+        [one] => format!("1 sync at {} (every {})", format_ms(one.at_ms), format_ms(h.sync_period_ms)),
+        steps => format!(
+            "{} syncs every {}{}",
+            steps.len(),
+            format_ms(h.sync_period_ms),
+            steps.last().map(|s| format!(" from 0s to {}", format_ms(s.at_ms))).unwrap_or_default()
+        ),
+    };
     out.push_str(&format!(
-        "  {} syncs every {}{}; new pods turn Ready {} after creation; {}\n",
-        sim.steps.len(),
-        format_ms(h.sync_period_ms),
-        sim.steps.last().map(|s| format!(" from 0s to {}", format_ms(s.at_ms))).unwrap_or_default(),
+        "  {syncs}; new pods turn Ready {} after creation; {}\n",
         format_ms(h.pod_ready_after_ms),
         if h.behavior { "spec.behavior rules" } else { "legacy rules (no spec.behavior)" }
     ));
