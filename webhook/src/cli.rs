@@ -66,7 +66,8 @@ pub enum PolicyCommand {
     Export(ExportArgs),
     /// Check a policy file as the server reads it (the same reader, the same checks) without
     /// serving: exit status 0 when `serve --policy FILE` would take it, 1 with every problem
-    /// otherwise. Charts and CI run it before the server ever sees the file.
+    /// otherwise, 2 when the file cannot be read or the flags do not go together. Charts and CI
+    /// run it before the server ever sees the file.
     Check(CheckArgs),
 }
 

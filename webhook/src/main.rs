@@ -22,7 +22,9 @@ fn main() -> ExitCode {
     match Args::parse().into_command() {
         Command::Certs(args) => report(|stdout, stderr| certs::run(&args, stdout, stderr)),
         Command::Policy(PolicyCommand::Export(args)) => report(|stdout, stderr| export::run(&args, stdout, stderr)),
-        Command::Policy(PolicyCommand::Check(args)) => report(|stdout, stderr| policy::check(&args, stdout, stderr)),
+        Command::Policy(PolicyCommand::Check(args)) => {
+            report_as(|stdout, stderr| policy::check(&args, stdout, stderr), policy::CheckError::exit_status)
+        }
         Command::Serve(args) => {
             if let Err(error) = init_logging(&args) {
                 let _ = writeln!(std::io::stderr(), "error: setting up logging: {error}");
@@ -42,12 +44,20 @@ fn main() -> ExitCode {
 /// Runs a command that writes to standard output and error; its error is printed as
 /// `error: ...` (exit status 1).
 fn report<E: std::fmt::Display>(command: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<(), E>) -> ExitCode {
+    report_as(command, |_| 1)
+}
+
+/// [`report`], with the exit status `status` gives for the error.
+fn report_as<E: std::fmt::Display>(
+    command: impl FnOnce(&mut dyn Write, &mut dyn Write) -> Result<(), E>,
+    status: impl FnOnce(&E) -> u8,
+) -> ExitCode {
     let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
     match command(&mut stdout.lock(), &mut stderr.lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             let _ = writeln!(stderr.lock(), "error: {error}");
-            ExitCode::FAILURE
+            ExitCode::from(status(&error))
         }
     }
 }

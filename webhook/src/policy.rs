@@ -675,6 +675,19 @@ pub enum CheckError {
     Write(#[from] std::io::Error),
 }
 
+impl CheckError {
+    /// The exit status `policy check` ends with: 1 for a policy `serve` would refuse, 2 when
+    /// there was nothing to check (the file could not be read, the flags do not go together)
+    /// or the result could not be written, as `hpa-lint` tells a problem found from one that
+    /// stopped it.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CheckError::Policy(PolicyError::Read { .. }) | CheckError::Gates(_) | CheckError::Write(_) => 2,
+            CheckError::Policy(_) => 1,
+        }
+    }
+}
+
 /// `hpa-webhook policy check FILE`: reads the file as `serve` does ([`PolicyStore::load`]) and
 /// says so; what `serve` would log at warn about it goes to `stderr`.
 pub fn check(

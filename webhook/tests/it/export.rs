@@ -830,7 +830,8 @@ fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
 }
 
 /// `hpa-webhook policy check FILE`: the server's reader, exit 0 for a policy `serve` takes (its
-/// warnings on stderr), 1 with every problem otherwise, 2 for a usage error.
+/// warnings on stderr), 1 with every problem otherwise, 2 for a usage error or a file it cannot
+/// read (nothing was checked).
 #[test]
 fn the_check_command_reads_the_policy_as_the_server_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -880,6 +881,15 @@ fn the_check_command_reads_the_policy_as_the_server_does() {
     assert_eq!(code, Some(1), "{stderr}");
     let (code, _, stderr) = check(POLICIES[0], &["--kubernetes-version", "1.20"]);
     assert_eq!(code, Some(2), "{stderr}");
+    let missing = dir.path().join("absent.yaml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "check"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.starts_with(&format!("error: reading policy {}: ", missing.display())), "{stderr}");
 }
 
 #[test]
