@@ -289,8 +289,8 @@ fn controller_duration_flags_take_seconds_or_a_duration() {
 /// queue waits exactly that long between two syncs of an HPA: `processNextWorkItem`'s
 /// `AddRateLimited`); it was raised to 1 s without a word. A period of 0 (the controller would
 /// sync without pause) and a part below a millisecond are refused naming the flag, or the key
-/// and its place in `.hpa-lint.yaml`; `explain`, which times whole-second syncs, refuses a
-/// fraction of a second rather than round it.
+/// and its place in `.hpa-lint.yaml`; `explain`, which times whole-second syncs and shows the
+/// stabilization window in seconds, refuses a fraction of a second in either rather than round it.
 #[test]
 fn sub_second_sync_periods_are_honoured_or_refused_by_name() {
     let scenario = "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\npodTemplate: {containers: [{name: app, requests: {cpu: 100m}}]}\nduration: 2s\nload: [{at: 0s, metrics: {cpu: {total: 300m}, http_requests_per_second: {perPod: 1}}}]\n";
@@ -342,6 +342,10 @@ fn sub_second_sync_periods_are_honoured_or_refused_by_name() {
     assert_eq!(
         refused(&["explain", "--no-config", "--sync-period", "1500ms", "data/simulate/web-hpa.yaml"], ""),
         "hpa-lint: error: --sync-period 1.5s: explain times scale-ups in whole-second syncs; give a whole number of seconds, or run `hpa-lint simulate`, which honours it to the millisecond\n"
+    );
+    assert_eq!(
+        refused(&["explain", "--no-config", "--downscale-stabilization", "1500ms", "data/simulate/web-hpa.yaml"], ""),
+        "hpa-lint: error: --downscale-stabilization 1.5s: explain gives the stabilization window in whole seconds; give a whole number of seconds, or run `hpa-lint simulate`, which honours it to the millisecond\n"
     );
 }
 

@@ -46,6 +46,14 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
             controller.sync_period
         ));
     }
+    // So does the downscale stabilization window of an HPA without `spec.behavior` (the
+    // controller keeps it to the nanosecond): its table and timing give whole seconds.
+    if controller.downscale_stabilization_window.subsec_nanos() != 0 {
+        return out.usage_error(&format!(
+            "--downscale-stabilization {:?}: explain gives the stabilization window in whole seconds; give a whole number of seconds, or run `hpa-lint simulate`, which honours it to the millisecond",
+            controller.downscale_stabilization_window
+        ));
+    }
     let opts = check::Options::verdict_only(controller.gates.clone());
     let mut explanations = Vec::new();
     let mut hpas = 0usize;
