@@ -1110,8 +1110,8 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
     let end = stop + piece[stop..].find(['\n', '\r']).unwrap_or(piece.len() - stop);
     let mut found = None;
     let mut line_start = first;
-    for line in piece.get(first..end).unwrap_or_default().split('\n') {
-        let text = line.trim_end_matches('\r');
+    for line in yaml_lines(piece.get(first..end).unwrap_or_default()) {
+        let text = line.trim_end_matches(['\n', '\r']);
         let indent = text.chars().take_while(|c| *c == ' ').count();
         let content = &text[indent..];
         let blank = content.trim().is_empty() || content.starts_with('#');
@@ -1122,7 +1122,7 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         if !blank && indent < column {
             break;
         }
-        line_start += line.len() + 1;
+        line_start += line.len();
     }
     let (line_start, line) = found?;
     // A quoted scalar is one token: one that nothing closes ends the stream before the key can
@@ -1274,6 +1274,17 @@ fn mark_at(piece: &str, byte: usize) -> Mark {
         after_cr = c == '\r';
     }
     Mark { index, line, col }
+}
+
+/// The mark after `text`, which starts at `from`: its characters, and its lines as YAML counts
+/// them (`\n`, `\r\n` and a lone `\r` end one).
+pub(crate) fn advance(from: Mark, text: &str) -> Mark {
+    let to = mark_at(text, text.len());
+    Mark {
+        index: from.index.saturating_add(to.index),
+        line: from.line.saturating_add(to.line - 1),
+        col: if to.line > 1 { to.col } else { from.col.saturating_add(to.col) },
+    }
 }
 
 /// Where go-yaml's reading of a piece ends.
