@@ -2150,7 +2150,8 @@ pub fn locate_node<'a>(root: Node<'a>, path: &str) -> Option<Node<'a>> {
     locate(root, path).node
 }
 
-/// Turns character positions into byte offsets of one source text.
+/// Turns character positions into byte offsets of one source text. Its lines are the marks'
+/// lines: YAML's, which `\n`, `\r\n` and a lone `\r` end.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
@@ -2160,9 +2161,10 @@ pub struct LineIndex {
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
                 line_starts.push(i + 1);
             }
         }
@@ -2945,12 +2947,14 @@ mod tests {
 
     #[test]
     fn byte_offsets_for_non_ascii() {
-        let text = "# é\nname: ü\n";
-        let idx = LineIndex::new(text);
-        let p = parse(text);
-        let n = p.documents[0].root().get("name").unwrap();
-        let r = idx.range(text, n.span());
-        assert_eq!(&text[r], "ü");
+        // Lines end where the marks' lines end: at a lone `\r` too.
+        for text in ["# é\nname: ü\n", "# é\rname: ü\r", "# é\r\nname: ü\r\n", "# é\r\rname: ü\r"] {
+            let idx = LineIndex::new(text);
+            let p = parse(text);
+            let n = p.documents[0].root().get("name").unwrap();
+            let r = idx.range(text, n.span());
+            assert_eq!(&text[r], "ü", "{text:?}");
+        }
     }
 
     #[test]
