@@ -573,8 +573,7 @@ impl<'c> Builder<'c> {
             let start = match frame {
                 Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
             };
-            (!frame.bracket())
-                .then(|| Mark { line: start.line.saturating_sub(piece.start.line).saturating_add(1), ..start })
+            (!frame.bracket()).then(|| piece.local(start))
         })
     }
 
@@ -1575,14 +1574,17 @@ fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
 /// plain scalar starting with `:` in a flow collection, and
 /// an implicit empty key in a mapping (`: value`, which go-yaml's scanner reads as a value
 /// with no key before it: `yaml_parser_parse_block_mapping_key`'s "did not find expected
-/// key"), with the mark of the piece go-yaml's line is counted from.
+/// key"), with the mark of the piece go-yaml's line is counted from: `local`, the event's start
+/// in the text saphyr reads, whose lines are go-yaml's (a YAML 1.1 line break, given to saphyr
+/// as `\n`, is one) where the file's may not be.
 fn go_refuses(
     event: &Event<'_>,
     span: Span,
+    local: Mark,
     piece: &kubectl::Piece<'_>,
     builder: &Builder<'_>,
 ) -> Option<(Mark, &'static str, kubectl::Count)> {
-    let local = || Mark { line: span.start.line.saturating_sub(piece.start.line).saturating_add(1), ..span.start };
+    let local = || local;
     let tag = match event {
         Event::Scalar(_, _, _, tag) | Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) => tag.as_deref(),
         _ => None,
@@ -1671,7 +1673,7 @@ fn refused_node(
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
-    if let Some((local, problem, count)) = go_refuses(event, span, piece, builder) {
+    if let Some((local, problem, count)) = go_refuses(event, span, local_start, piece, builder) {
         return Some((span.start, kubectl::worded(local, problem, count)));
     }
     if let Event::Scalar(..) = event
@@ -2541,6 +2543,29 @@ mod tests {
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
         assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    /// A YAML 1.1 line break (U+0085, U+2028, U+2029; here one ending a comment's line) ends
+    /// one of go-yaml's lines and none of the file's: go-yaml's words name its line (kubectl
+    /// 1.33's words for each text), the place reported is the file's.
+    #[test]
+    fn yaml_1_1_line_breaks_count_in_go_yamls_lines() {
+        for (text, message, (line, col)) in [
+            ("# a\u{2028}\nb: 1\n: 2\n", "yaml: line 3: did not find expected key", (3, 1)),
+            (
+                "# a\u{2028}\nspec:\n  maxReplicas: 3\n  {{- if x }}\n  minReplicas: 1\n",
+                "yaml: line 6: could not find expected ':'",
+                (5, 3),
+            ),
+            ("# a\u{2028}\na:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 7: could not find expected ':'", (6, 3)),
+            ("# a\u{85}\n%TAG !e!\n---\na: 1\n", "yaml: line 3: did not find expected whitespace", (2, 9)),
+            ("# a\u{2029}\n%YAML 1.2\n---\na: 1\n", "yaml: line 2: found incompatible YAML document", (2, 1)),
+            ("# a\u{85}\nb: {c: !<> d}\n", "yaml: line 3: did not find expected tag URI", (2, 8)),
+        ] {
+            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+        }
     }
 
     /// kubectl 1.33's words (`kubectl create --dry-run=client -f`) for these texts, which
