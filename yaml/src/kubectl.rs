@@ -1437,7 +1437,8 @@ pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
         before = before[..line + hash].trim_end();
     }
     for _ in 0..2 {
-        let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        // go-yaml's blanks and line breaks end a property (a no-break space, for one, is text).
+        let word = before.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
         if !before[word..].starts_with(['&', '!']) {
             break;
         }
