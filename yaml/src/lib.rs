@@ -2509,25 +2509,20 @@ mod tests {
             ("a: {\"b\nc\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
             // A comment between them changes nothing.
             ("a: {b # c\n  : 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
+            ("a: {x: 1, b #c\n\n # d\n : 2}\n", "yaml: line 3: did not find expected ',' or '}'", (4, 2)),
             // Whether such a key is explicit (`? a`) is read back past its properties: a no-break
             // space (two bytes) is text there (fuzz: decode; was a panic).
             ("a: {b: x\u{a0}y,\"c\n d\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
-            ("a: {x: 1, b #c\n\n # d\n : 2}\n", "yaml: line 3: did not find expected ',' or '}'", (4, 2)),
             // In a flow collection, `:` where a token starts is a value indicator.
             ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
             ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
         ] {
-            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
-            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
-            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+            assert_refused(text, message, (line, col));
             // A lone `\r` ends a line as `\n` does, for go-yaml (kubectl 1.33 says the same of
             // each text so written) and for the places reported. Not a separator line:
             // kubectl's reader finds one after a `\n` only.
             if !text.contains("---") {
-                let cr = text.replace("\r\n", "\n").replace('\n', "\r");
-                let e = parse(&cr).error.unwrap_or_else(|| panic!("{cr:?} parses"));
-                assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{cr:?}");
-                assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{cr:?}");
+                assert_refused(&text.replace("\r\n", "\n").replace('\n', "\r"), message, (line, col));
             }
         }
         let e = parse("a: 1\n--- b\n").error.unwrap();
@@ -2565,10 +2560,16 @@ mod tests {
             ("# a\u{2029}\n%YAML 1.2\n---\na: 1\n", "yaml: line 2: found incompatible YAML document", (2, 1)),
             ("# a\u{85}\nb: {c: !<> d}\n", "yaml: line 3: did not find expected tag URI", (2, 8)),
         ] {
-            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
-            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
-            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+            assert_refused(text, message, (line, col));
         }
+    }
+
+    /// `text` is refused in kubectl's words (`message`, after its prefix) at the 1-based line
+    /// and column given.
+    fn assert_refused(text: &str, message: &str, (line, col): (u32, u32)) {
+        let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+        assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+        assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
     }
 
     /// kubectl 1.33's words (`kubectl create --dry-run=client -f`) for these texts, which
