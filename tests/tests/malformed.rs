@@ -136,6 +136,23 @@ fn every_file_gives_exactly_its_expected_diagnostics() {
     }
 }
 
+/// The human output shows a file whose lines end with a lone `\r` as it shows the same file
+/// with `\n`: the same lines, numbered alike, the label under the same place. Its source lines
+/// were one (miette's renderer breaks no line at a lone `\r`, and the `\r` went to the
+/// terminal), and with a character that is not ASCII before the finding, they were lines
+/// further down, without the label (byte offsets were found counting `\n` only).
+#[test]
+fn human_output_of_lone_carriage_returns_is_that_of_line_feeds() {
+    let text = "# ñandú\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  \
+                scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 5\n  maxReplicas: 3\n";
+    let human = |text: &str| hpa_lint_bytes(&["--no-config", "-o", "human", "--color", "never", "-"], text.as_bytes());
+    let lf = human(text);
+    assert!(lf.stdout.contains("[<stdin>:9:16]") && lf.stdout.contains(" 9 │   maxReplicas: 3\n"), "{}", lf.stdout);
+    for cr in [text.replace('\n', "\r"), text.replace("ú\n", "ú\r")] {
+        assert_eq!(human(&cr).stdout, lf.stdout, "{cr:?}");
+    }
+}
+
 #[test]
 fn the_alias_bomb_is_refused() {
     // Expansion is bounded by a node count, not by time: the refusal itself is the proof.

@@ -603,32 +603,35 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     // The `%YAML` directive and the `%TAG` handles met.
     let mut yaml = false;
     let mut handles: Vec<&str> = Vec::new();
+    // go-yaml's lines are more: a YAML 1.1 line break (U+0085, U+2028, U+2029) ends one too.
+    let mut breaks = 0u32;
     for (line, l) in (1u32..).zip(yaml_lines(text)) {
+        let go = |m: Mark| Mark { line: m.line.saturating_add(breaks), ..m };
         if let Some(rest) = l.strip_prefix('%') {
             directives = true;
             let at = Mark { index, line, col: 0 };
             if let Some(problem) = directive_name_problem(rest) {
-                return Some((at, worded(at, problem, Count::Scanner)));
+                return Some((at, worded(go(at), problem, Count::Scanner)));
             }
             if let Some((byte, problem)) = directive_value_problem(rest) {
                 let col = u32::try_from(rest[..byte].chars().count()).map_or(u32::MAX, |c| c.saturating_add(1));
                 let at = Mark { index: index.saturating_add(col), col, ..at };
-                return Some((at, worded(at, problem, Count::Scanner)));
+                return Some((at, worded(go(at), problem, Count::Scanner)));
             }
             // `yaml_parser_process_directives`: one `%YAML`, of version 1.1, and one `%TAG` per
             // handle.
             if let Some(version) = rest.strip_prefix("YAML") {
                 if std::mem::replace(&mut yaml, true) {
-                    return Some((at, worded(at, "found duplicate %YAML directive", Count::Parser)));
+                    return Some((at, worded(go(at), "found duplicate %YAML directive", Count::Parser)));
                 }
                 if yaml_version(version) != Some((1, 1)) {
-                    return Some((at, worded(at, "found incompatible YAML document", Count::Parser)));
+                    return Some((at, worded(go(at), "found incompatible YAML document", Count::Parser)));
                 }
             }
             if let Some(value) = rest.strip_prefix("TAG") {
                 let handle = value.split_whitespace().next().unwrap_or_default();
                 if handles.contains(&handle) {
-                    return Some((at, worded(at, "found duplicate %TAG directive", Count::Parser)));
+                    return Some((at, worded(go(at), "found duplicate %TAG directive", Count::Parser)));
                 }
                 handles.push(handle);
             }
@@ -639,6 +642,10 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
             break;
         }
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
+        if !l.is_ascii() {
+            let yaml_1_1 = l.chars().filter(|c| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')).count();
+            breaks = breaks.saturating_add(u32::try_from(yaml_1_1).unwrap_or(u32::MAX));
+        }
     }
     if !directives {
         return None;
@@ -1110,8 +1117,8 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
     let end = stop + piece[stop..].find(['\n', '\r']).unwrap_or(piece.len() - stop);
     let mut found = None;
     let mut line_start = first;
-    for line in piece.get(first..end).unwrap_or_default().split('\n') {
-        let text = line.trim_end_matches('\r');
+    for line in yaml_lines(piece.get(first..end).unwrap_or_default()) {
+        let text = line.trim_end_matches(['\n', '\r']);
         let indent = text.chars().take_while(|c| *c == ' ').count();
         let content = &text[indent..];
         let blank = content.trim().is_empty() || content.starts_with('#');
@@ -1122,7 +1129,7 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         if !blank && indent < column {
             break;
         }
-        line_start += line.len() + 1;
+        line_start += line.len();
     }
     let (line_start, line) = found?;
     // A quoted scalar is one token: one that nothing closes ends the stream before the key can
@@ -1276,6 +1283,29 @@ fn mark_at(piece: &str, byte: usize) -> Mark {
     Mark { index, line, col }
 }
 
+/// The mark after `text`, which starts at `from`: its characters, and its lines as YAML counts
+/// them (`\n`, `\r\n` and a lone `\r` end one).
+pub(crate) fn advance(from: Mark, text: &str) -> Mark {
+    let to = mark_at(text, text.len());
+    Mark {
+        index: from.index.saturating_add(to.index),
+        line: from.line.saturating_add(to.line - 1),
+        col: if to.line > 1 { to.col } else { from.col.saturating_add(to.col) },
+    }
+}
+
+impl Piece<'_> {
+    /// The mark in `text` of the file's mark `m` (of this piece): its line and column as
+    /// saphyr counts them in `text`, which are go-yaml's where `text` breaks lines the piece as
+    /// written does not ([`Piece::line_starts`]). For the paths that choose go-yaml's words.
+    pub(crate) fn local(&self, m: Mark) -> Mark {
+        if self.line_starts.is_empty() {
+            return Mark { line: m.line.saturating_sub(self.start.line).saturating_add(1), ..m };
+        }
+        mark_at(self.text, self.byte_at(m.index))
+    }
+}
+
 /// Where go-yaml's reading of a piece ends.
 fn end_of(piece: &str) -> Mark {
     let end = mark_at(piece, piece.len());
@@ -1407,7 +1437,8 @@ pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
         before = before[..line + hash].trim_end();
     }
     for _ in 0..2 {
-        let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+        // go-yaml's blanks and line breaks end a property (a no-break space, for one, is text).
+        let word = before.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
         if !before[word..].starts_with(['&', '!']) {
             break;
         }

@@ -582,8 +582,7 @@ impl<'c> Builder<'c> {
             let start = match frame {
                 Frame::Seq { start, .. } | Frame::Map { start, .. } => *start,
             };
-            (!frame.bracket())
-                .then(|| Mark { line: start.line.saturating_sub(piece.start.line).saturating_add(1), ..start })
+            (!frame.bracket()).then(|| piece.local(start))
         })
     }
 
@@ -1588,14 +1587,17 @@ fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
 /// plain scalar starting with `:` in a flow collection, and
 /// an implicit empty key in a mapping (`: value`, which go-yaml's scanner reads as a value
 /// with no key before it: `yaml_parser_parse_block_mapping_key`'s "did not find expected
-/// key"), with the mark of the piece go-yaml's line is counted from.
+/// key"), with the mark of the piece go-yaml's line is counted from: `local`, the event's start
+/// in the text saphyr reads, whose lines are go-yaml's (a YAML 1.1 line break, given to saphyr
+/// as `\n`, is one) where the file's may not be.
 fn go_refuses(
     event: &Event<'_>,
     span: Span,
+    local: Mark,
     piece: &kubectl::Piece<'_>,
     builder: &Builder<'_>,
 ) -> Option<(Mark, &'static str, kubectl::Count)> {
-    let local = || Mark { line: span.start.line.saturating_sub(piece.start.line).saturating_add(1), ..span.start };
+    let local = || local;
     let tag = match event {
         Event::Scalar(_, _, _, tag) | Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) => tag.as_deref(),
         _ => None,
@@ -1684,7 +1686,7 @@ fn refused_node(
     cursor: &mut kubectl::ByteCursor,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
-    if let Some((local, problem, count)) = go_refuses(event, span, piece, builder) {
+    if let Some((local, problem, count)) = go_refuses(event, span, local_start, piece, builder) {
         return Some((span.start, kubectl::worded(local, problem, count)));
     }
     if let Event::Scalar(..) = event
@@ -1833,7 +1835,7 @@ fn anchor_refused(
 ) -> Option<(Mark, String)> {
     let text = piece.text;
     let at = cursor.byte_of(text, local.index).min(text.len());
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let depth = text[line_start..at].chars().fold(0i32, |d, c| match c {
         '{' | '[' => d + 1,
         '}' | ']' => d - 1,
@@ -1891,19 +1893,14 @@ fn multi_line_flow_key(
     if !after[colon..].starts_with(':') {
         return None;
     }
-    let skipped = &after[..colon];
-    let breaks = u32::try_from(skipped.matches('\n').count()).unwrap_or(u32::MAX);
-    let chars = u32::try_from(skipped.chars().count()).unwrap_or(u32::MAX);
+    // The `:`, past the white space from `end`, its lines counted as YAML counts them (a lone
+    // `\r` ends one).
+    let mark = kubectl::advance(end, &after[..colon]);
     let spans_lines = scalar.is_some_and(|start| start.line != end.line);
-    let too_far = scalar.is_some_and(|start| end.index.saturating_add(chars) > start.index.saturating_add(1024));
-    if !spans_lines && !too_far && breaks == 0 {
+    let too_far = scalar.is_some_and(|start| mark.index > start.index.saturating_add(1024));
+    if !spans_lines && !too_far && mark.line == end.line {
         return None;
     }
-    let col = match skipped.rfind('\n') {
-        Some(i) => u32::try_from(skipped[i + 1..].chars().count()).unwrap_or(u32::MAX),
-        None => end.col.saturating_add(chars),
-    };
-    let mark = Mark { index: end.index.saturating_add(chars), line: end.line.saturating_add(breaks), col };
     Some((piece.absolute(mark), kubectl::worded(mark, wanted, kubectl::Count::Parser)))
 }
 
@@ -2168,7 +2165,8 @@ pub fn locate_node<'a>(root: Node<'a>, path: &str) -> Option<Node<'a>> {
     locate(root, path).node
 }
 
-/// Turns character positions into byte offsets of one source text.
+/// Turns character positions into byte offsets of one source text. Its lines are the marks'
+/// lines: YAML's, which `\n`, `\r\n` and a lone `\r` end.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
@@ -2178,9 +2176,10 @@ pub struct LineIndex {
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            if bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n') {
                 line_starts.push(i + 1);
             }
         }
@@ -2511,6 +2510,8 @@ mod tests {
             ("a: 1\nb: &x: 1\n", "yaml: line 2: mapping values are not allowed in this context", (2, 6)),
             ("a: 1\nb: !!str &x@ 1\n", "yaml: line 2: found character that cannot start any token", (2, 12)),
             ("a: &x\n  b: *x\n", "yaml: anchor 'x' value contains itself", (2, 6)),
+            // A bracket in a scalar of the line before opens nothing.
+            ("x: \"[\"\nb: &a! y\n", "yaml: line 2: did not find expected alphabetic or numeric character", (2, 6)),
             // A quoted key on two lines: a value go-yaml refuses, or, at the mapping's column
             // (after a nested mapping too), a required key gone stale.
             ("a:\n  \"b\n  c\": 1\n", "yaml: line 3: mapping values are not allowed in this context", (3, 5)),
@@ -2522,13 +2523,20 @@ mod tests {
             // A comment between them changes nothing.
             ("a: {b # c\n  : 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 3)),
             ("a: {x: 1, b #c\n\n # d\n : 2}\n", "yaml: line 3: did not find expected ',' or '}'", (4, 2)),
+            // Whether such a key is explicit (`? a`) is read back past its properties: a no-break
+            // space (two bytes) is text there (fuzz: decode; was a panic).
+            ("a: {b: x\u{a0}y,\"c\n d\": 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
             // In a flow collection, `:` where a token starts is a value indicator.
             ("a: 1\nb: [c, :d]\n", "yaml: line 1: did not find expected node content", (2, 8)),
             ("a: {b: :c}\n", "yaml: did not find expected node content", (1, 8)),
         ] {
-            let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
-            assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
-            assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
+            assert_refused(text, message, (line, col));
+            // A lone `\r` ends a line as `\n` does, for go-yaml (kubectl 1.33 says the same of
+            // each text so written) and for the places reported. Not a separator line:
+            // kubectl's reader finds one after a `\n` only.
+            if !text.contains("---") {
+                assert_refused(&text.replace("\r\n", "\n").replace('\n', "\r"), message, (line, col));
+            }
         }
         let e = parse("a: 1\n--- b\n").error.unwrap();
         assert_eq!(e.message, "invalid Yaml document separator: b");
@@ -2546,6 +2554,35 @@ mod tests {
         // What go-yaml reads and saphyr would not: a tab after a colon, and what follows `...`.
         assert_eq!(parse("a:\t1\n").documents[0].root().to_json(), serde_json::json!({"a": 1}));
         assert!(parse("a: 1\n...\nb: [\n").error.is_none());
+    }
+
+    /// A YAML 1.1 line break (U+0085, U+2028, U+2029; here one ending a comment's line) ends
+    /// one of go-yaml's lines and none of the file's: go-yaml's words name its line (kubectl
+    /// 1.33's words for each text), the place reported is the file's.
+    #[test]
+    fn yaml_1_1_line_breaks_count_in_go_yamls_lines() {
+        for (text, message, (line, col)) in [
+            ("# a\u{2028}\nb: 1\n: 2\n", "yaml: line 3: did not find expected key", (3, 1)),
+            (
+                "# a\u{2028}\nspec:\n  maxReplicas: 3\n  {{- if x }}\n  minReplicas: 1\n",
+                "yaml: line 6: could not find expected ':'",
+                (5, 3),
+            ),
+            ("# a\u{2028}\na:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 7: could not find expected ':'", (6, 3)),
+            ("# a\u{85}\n%TAG !e!\n---\na: 1\n", "yaml: line 3: did not find expected whitespace", (2, 9)),
+            ("# a\u{2029}\n%YAML 1.2\n---\na: 1\n", "yaml: line 2: found incompatible YAML document", (2, 1)),
+            ("# a\u{85}\nb: {c: !<> d}\n", "yaml: line 3: did not find expected tag URI", (2, 8)),
+        ] {
+            assert_refused(text, message, (line, col));
+        }
+    }
+
+    /// `text` is refused in kubectl's words (`message`, after its prefix) at the 1-based line
+    /// and column given.
+    fn assert_refused(text: &str, message: &str, (line, col): (u32, u32)) {
+        let e = parse(text).error.unwrap_or_else(|| panic!("{text:?} parses"));
+        assert_eq!(e.message, format!("error converting YAML to JSON: {message}"), "{text:?}");
+        assert_eq!((e.mark.line, e.mark.col + 1), (line, col), "{text:?}");
     }
 
     /// kubectl 1.33's words (`kubectl create --dry-run=client -f`) for these texts, which
@@ -2952,12 +2989,14 @@ mod tests {
 
     #[test]
     fn byte_offsets_for_non_ascii() {
-        let text = "# é\nname: ü\n";
-        let idx = LineIndex::new(text);
-        let p = parse(text);
-        let n = p.documents[0].root().get("name").unwrap();
-        let r = idx.range(text, n.span());
-        assert_eq!(&text[r], "ü");
+        // Lines end where the marks' lines end: at a lone `\r` too.
+        for text in ["# é\nname: ü\n", "# é\rname: ü\r", "# é\r\nname: ü\r\n", "# é\r\rname: ü\r"] {
+            let idx = LineIndex::new(text);
+            let p = parse(text);
+            let n = p.documents[0].root().get("name").unwrap();
+            let r = idx.range(text, n.span());
+            assert_eq!(&text[r], "ü", "{text:?}");
+        }
     }
 
     #[test]
