@@ -413,13 +413,7 @@ fn the_exported_policies_decide_and_default_as_the_webhook() {
         .map(|(index, text)| {
             let policy = Policy::parse(text).unwrap();
             let export_for = |tolerance: bool, release: KubernetesVersion| {
-                let options = ExportOptions {
-                    name: "p".into(),
-                    validation_actions: None,
-                    excluded_namespaces: vec![],
-                    tolerance,
-                    release,
-                };
+                let options = ExportOptions { tolerance, ..options(release) };
                 export(&policy, &options).objects
             };
             let exported = [false, true].map(|tolerance| export_for(tolerance, KubernetesVersion::LATEST));
@@ -748,13 +742,7 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
 fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     let policy = Policy::parse(POLICIES[3]).unwrap();
     let summary = |validation_actions: Option<Vec<String>>| -> Vec<(String, String, Value)> {
-        let options = ExportOptions {
-            name: "p".into(),
-            validation_actions,
-            excluded_namespaces: vec![],
-            tolerance: true,
-            release: KubernetesVersion::LATEST,
-        };
+        let options = ExportOptions { validation_actions, ..options(KubernetesVersion::LATEST) };
         export(&policy, &options)
             .objects
             .iter()
@@ -793,29 +781,23 @@ fn enforcement_splits_the_constraints_into_a_deny_and_a_warn_policy() {
     );
     // A policy that enforces everything alike has one policy and no guard.
     let all_warn = Policy::parse(POLICIES[2]).unwrap();
-    let options = ExportOptions {
-        name: "p".into(),
-        validation_actions: None,
-        excluded_namespaces: vec![],
-        tolerance: true,
-        release: KubernetesVersion::LATEST,
-    };
+    let options = options(KubernetesVersion::LATEST);
     let exported = export(&all_warn, &options);
     let names: Vec<&str> = exported.objects.iter().map(|o| o["metadata"]["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["p-constraints-warn", "p-constraints-warn", "p-defaults", "p-defaults"]);
+}
+
+/// The export options most tests use: named `p`, the policy's own validation actions, no
+/// namespace excluded, tolerance defaults exported where `release` takes them.
+fn options(release: KubernetesVersion) -> ExportOptions {
+    ExportOptions { name: "p".into(), validation_actions: None, excluded_namespaces: vec![], tolerance: true, release }
 }
 
 /// The note on namespaceLabels: one `kubectl label` per namespace, words quoted for a shell; none
 /// without namespaceLabels.
 #[test]
 fn namespace_labels_are_a_note_with_the_commands_that_apply_them() {
-    let options = ExportOptions {
-        name: "p".into(),
-        validation_actions: None,
-        excluded_namespaces: vec![],
-        tolerance: true,
-        release: KubernetesVersion::LATEST,
-    };
+    let options = options(KubernetesVersion::LATEST);
     let policy = Policy::parse(
         "apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nnamespaceLabels:\n  \"it's\": {team: \"a b\", example.com/tier: gold}\n  other: {}\ndefaults: {constraints: {maxReplicas: 3}}\n",
     )
@@ -1081,13 +1063,7 @@ fn the_exported_cel_is_within_each_releases_cel_environment() {
     for release in KubernetesVersion::ALL {
         let compatibility = release.minor() - 1;
         for text in POLICIES {
-            let options = ExportOptions {
-                name: "p".into(),
-                validation_actions: None,
-                excluded_namespaces: vec![],
-                tolerance: true,
-                release,
-            };
+            let options = options(release);
             for object in export(&Policy::parse(text).unwrap(), &options).objects {
                 let spec = &object["spec"];
                 let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
