@@ -2213,7 +2213,7 @@ mod tests {
         assert_eq!(window(Some(Value::Null)), Err("time: invalid duration \"\"".to_string()));
         assert_eq!(
             window(Some(json!(30))),
-            Err("json: cannot unmarshal number into Go value of type string".to_string())
+            Err("json: cannot unmarshal number into Go struct field PodMetrics.items.window of type string".to_string())
         );
     }
 
