@@ -1244,20 +1244,12 @@ fn bad_escape(piece: &str, quote: Mark) -> Option<Mark> {
 
 /// The byte offset of a piece's mark in its text.
 fn offset(piece: &str, mark: Mark) -> usize {
-    let mut line = 1u32;
     let mut start = 0usize;
-    if mark.line > 1 {
-        for (i, b) in piece.bytes().enumerate() {
-            if b == b'\n' || (b == b'\r' && piece.as_bytes().get(i + 1) != Some(&b'\n')) {
-                line += 1;
-                if line == mark.line {
-                    start = i + 1;
-                    break;
-                }
-            }
-        }
-        if line < mark.line {
-            return piece.len();
+    let mut lines = yaml_lines(piece);
+    for _ in 1..mark.line {
+        match lines.next() {
+            Some(line) if line.ends_with(['\n', '\r']) => start += line.len(),
+            _ => return piece.len(),
         }
     }
     let rest = &piece[start..];
