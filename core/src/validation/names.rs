@@ -123,16 +123,25 @@ pub fn name_is_dns_label(name: &str, prefix: bool) -> Vec<String> {
     if prefix { dns1123_label(&mask_trailing_dash(name)) } else { dns1123_label(name) }
 }
 
-/// `maskTrailingDash`: Go replaces the last *two* bytes with `a` when the name ends in `-`.
+/// `maskTrailingDash`: Go replaces the last *two* bytes with `a` when the name ends in `-`
+/// (`name[:len(name)-2] + "a"`).
+///
+/// The cut is a byte count: before a multibyte character (`é-`) it leaves that character's
+/// first bytes, invalid UTF-8, which no DNS name matches. The result is only ever checked, never
+/// printed, so those bytes become as many `_` (also never part of a DNS name, and the same
+/// length). A lone `-` makes Go slice `[:-1]` and panic (kube-apiserver answers 500); here it
+/// becomes `a`, and the generated name (`-` and the suffix) is refused instead.
 fn mask_trailing_dash(name: &str) -> String {
-    if name.ends_with('-') {
-        let cut = name.len().saturating_sub(2);
-        // The cut is at a byte boundary in Go; keep it valid UTF-8 here.
-        let head = name.get(..cut).unwrap_or("");
-        format!("{head}a")
-    } else {
-        name.to_string()
+    if !name.ends_with('-') {
+        return name.to_string();
     }
+    let cut = name.len().saturating_sub(2);
+    let mut boundary = cut;
+    while !name.is_char_boundary(boundary) {
+        boundary -= 1;
+    }
+    let head = name.get(..boundary).unwrap_or("");
+    format!("{head}{}a", "_".repeat(cut - boundary))
 }
 
 fn matches_label_key_name(s: &str) -> bool {
@@ -321,6 +330,22 @@ mod tests {
             e[0],
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
         );
+    }
+
+    /// `maskTrailingDash` cuts two bytes: before a multibyte character the prefix keeps part of
+    /// it and stays invalid, and the length is counted in bytes.
+    #[test]
+    fn a_generate_name_prefix_is_masked_by_bytes() {
+        assert_eq!(mask_trailing_dash("web-"), "wea");
+        assert_eq!(mask_trailing_dash("web"), "web");
+        assert_eq!(mask_trailing_dash("xé-"), "x_a");
+        assert!(!name_is_dns_subdomain("é-", true).is_empty());
+        assert!(name_is_dns_subdomain("a-", true).is_empty());
+        // 252 bytes and a dash: 251 kept, then `a`.
+        let long = format!("{}-", "a".repeat(252));
+        assert!(name_is_dns_subdomain(&long, true).is_empty());
+        let long = format!("{}-", "a".repeat(254));
+        assert_eq!(name_is_dns_subdomain(&long, true), ["must be no more than 253 characters"]);
     }
 
     #[test]
