@@ -74,6 +74,11 @@ pub struct Quantity {
     /// its release ([`writes_exponent_past_e`]); a quantity the controller builds
     /// (`NewMilliQuantity`) never reaches 10^21.
     exponent_past_e: bool,
+    /// Whether this is Go's zero `Quantity{}`, which no parse or constructor made (a
+    /// non-pointer quantity field left out of the JSON, or given `null`): its `Format` is the
+    /// empty string, which only [`Quantity::go_syntax`] shows (`Format:""`, where
+    /// `resource.NewQuantity(0, DecimalSI)` and `ParseQuantity("0")` say `Format:"DecimalSI"`).
+    zero_value: bool,
 }
 
 const NANO: i32 = -9;
@@ -102,6 +107,7 @@ impl Quantity {
                 cached: Some("0".into()),
                 dec: false,
                 exponent_past_e,
+                zero_value: false,
             });
         }
         let parts = scan(s)?;
@@ -147,6 +153,7 @@ impl Quantity {
                         cached: canonical_input.then(|| s.into()),
                         dec: false,
                         exponent_past_e,
+                        zero_value: false,
                     });
                 }
             }
@@ -191,6 +198,7 @@ impl Quantity {
                     cached: None,
                     dec: true,
                     exponent_past_e,
+                    zero_value: false,
                 });
             }
             Parts128::Wide(..) => (i128::from(i64::MAX), 0),
@@ -204,12 +212,30 @@ impl Quantity {
             exp = NANO;
         }
         if format == Format::BinarySI {
-            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e: false };
+            let probe = Quantity {
+                mantissa,
+                exp,
+                wide: None,
+                format,
+                cached: None,
+                dec: true,
+                exponent_past_e: false,
+                zero_value: false,
+            };
             if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
                 mantissa = i128::from(i64::MAX);
                 exp = 0;
             }
-            let probe = Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e: false };
+            let probe = Quantity {
+                mantissa,
+                exp,
+                wide: None,
+                format,
+                cached: None,
+                dec: true,
+                exponent_past_e: false,
+                zero_value: false,
+            };
             if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
                 format = Format::DecimalSI;
             }
@@ -217,7 +243,7 @@ impl Quantity {
         if !parts.positive {
             mantissa = -mantissa;
         }
-        Ok(Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e })
+        Ok(Quantity { mantissa, exp, wide: None, format, cached: None, dec: true, exponent_past_e, zero_value: false })
     }
 
     /// A quantity from an integer, formatted as DecimalSI (`resource.NewQuantity`).
@@ -230,6 +256,7 @@ impl Quantity {
             cached: None,
             dec: false,
             exponent_past_e: false,
+            zero_value: false,
         }
     }
 
@@ -248,6 +275,7 @@ impl Quantity {
             cached: None,
             dec: false,
             exponent_past_e: false,
+            zero_value: false,
         }
     }
 
@@ -505,6 +533,7 @@ impl Quantity {
             (self.mantissa as i64, self.exp, "(*inf.Dec)(nil)".to_string())
         };
         let format = match self.format {
+            _ if self.zero_value => "",
             Format::DecimalExponent => "DecimalExponent",
             Format::BinarySI => "BinarySI",
             Format::DecimalSI => "DecimalSI",
@@ -558,9 +587,9 @@ fn cmp_digits((a, ea): &(String, i64), (b, eb): &(String, i64)) -> Ordering {
 }
 
 impl Default for Quantity {
-    /// Go's zero `Quantity`, written as `"0"`.
+    /// Go's zero `Quantity{}`, written as `"0"` (its `Format` is empty: [`Quantity::go_syntax`]).
     fn default() -> Self {
-        Quantity::from_i64(0)
+        Quantity { zero_value: true, ..Quantity::from_i64(0) }
     }
 }
 
@@ -964,6 +993,15 @@ mod tests {
         );
         // Go prints a live heap address there; the placeholder stands in for it.
         assert!(dump("1.5Gi").contains(&format!("(*inf.Dec)({})", crate::go::POINTER_PLACEHOLDER)));
+        // Go's zero `Quantity{}` (a v1 Object metric's `targetValue` left out) has an empty
+        // Format, unlike `NewQuantity(0, DecimalSI)`; both are written "0".
+        assert_eq!(
+            Quantity::default().go_syntax(),
+            r#"resource.Quantity{i:resource.int64Amount{value:0, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:""}"#
+        );
+        assert!(Quantity::from_i64(0).go_syntax().ends_with(r#"s:"", Format:"DecimalSI"}"#));
+        assert_eq!(Quantity::default().canonical(), "0");
+        assert!(Quantity::default().stringified().go_syntax().ends_with(r#"s:"0", Format:""}"#));
     }
 
     #[test]
