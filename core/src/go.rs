@@ -48,6 +48,19 @@ pub fn quote(s: &str) -> String {
     out
 }
 
+/// Lowercases `s` like Go's `strings.ToLower`: each rune through `unicode.ToLower`, Unicode's
+/// simple lowercase mapping. Rust's `str::to_lowercase` uses the full mapping, which writes
+/// `İ` (U+0130) as two runes (`i` and a combining dot) where Go writes `i`, and lowercases a
+/// word-final `Σ` to `ς` where Go writes `σ`.
+pub fn to_lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    // `char::to_lowercase` is the full mapping of one rune without context: one rune, the
+    // simple mapping, for every rune but U+0130, whose first rune is its simple mapping.
+    s.chars().map(|c| c.to_lowercase().next().unwrap_or(c)).collect()
+}
+
 /// Encodes `s` as a JSON string the way Go's `encoding/json` does (HTML-safe escaping on):
 /// `<`, `>`, `&`, U+2028, U+2029 and the control characters below U+0020 are escaped; DEL
 /// (U+007F) is not (`htmlSafeSet` holds it, `encoding/json/tables.go`).
@@ -561,6 +574,16 @@ pub(crate) fn time_quote(s: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// `strings.ToLower` maps rune by rune with the simple mapping (`unicode.ToLower`).
+    #[test]
+    fn to_lower_is_go_strings_to_lower() {
+        assert_eq!(to_lower("App.Example.COM/Key"), "app.example.com/key");
+        assert_eq!(to_lower("\u{130}"), "i");
+        assert_eq!(to_lower("ΟΔΟΣ"), "οδοσ");
+        assert_eq!(to_lower("\u{212a}ey"), "key");
+        assert_eq!(to_lower("ÉTÉ"), "été");
+    }
 
     #[test]
     fn time_quote_escapes_bytes_as_go_time_quote_does() {

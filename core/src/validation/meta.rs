@@ -173,7 +173,8 @@ fn validate_annotations(meta: &ObjectMeta, path: &Path<'_>, release: KubernetesV
 /// `ValidateAnnotations` (apimachinery `pkg/api/validation`) of annotations at `p`, from their
 /// keys in order and whether their total size (keys and values) exceeds 256 KiB
 /// ([`TOTAL_ANNOTATION_SIZE_LIMIT`]): a key is a qualified name (compared lowercased), one error
-/// per message; then `field.TooLong`.
+/// per message (lowercased as Go's `strings.ToLower` does: [`go::to_lower`]); then
+/// `field.TooLong`.
 pub fn validate_annotation_keys<'k>(
     keys: impl IntoIterator<Item = &'k str>,
     too_long: bool,
@@ -182,7 +183,7 @@ pub fn validate_annotation_keys<'k>(
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     for k in keys {
-        for msg in names::qualified_name(&k.to_lowercase(), release) {
+        for msg in names::qualified_name(&go::to_lower(k), release) {
             errs.push(FieldError::invalid(p, BadValue::Str(k.to_string()), msg).with_origin("format=k8s-label-key"));
         }
     }
