@@ -596,6 +596,14 @@ struct Prepared<'a> {
     /// Per metric, the name `computeReplicasForMetric` gives a successful proposal (worked out
     /// the first time one succeeds).
     names: Vec<OnceCell<String>>,
+    /// Per metric, why `metav1.LabelSelectorAsSelector` refuses its metric selector, in the
+    /// release's words (`None`: no selector, or one that converts; Resource metrics have none).
+    /// Validation leaves a metric's selector unchecked, so an HPA can carry one that does not
+    /// convert (an `In` without values, a `Gt` operator, a bad key or value): the controller
+    /// fails that metric before any metrics API is asked, an Object or Pods metric in
+    /// `computeReplicasForMetric`, an External one in `GetExternalMetricReplicas` /
+    /// `GetExternalPerPodMetricReplicas`.
+    selector_errors: Vec<Option<String>>,
     /// `spec.behavior` as the controller completes it (`None`: the legacy path).
     behavior: Option<HorizontalPodAutoscalerBehavior>,
     tolerances: Tolerances,
@@ -623,18 +631,36 @@ impl<'a> Prepared<'a> {
         }
     }
 
+    /// Why metric `i`'s selector does not convert ([`Prepared::selector_errors`]).
+    fn selector_error(&self, i: usize) -> Option<&str> {
+        self.selector_errors.get(i).and_then(Option::as_deref)
+    }
+
     fn new(hpa: &'a HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Prepared<'a> {
         let spec = &hpa.spec;
         let target = &spec.scale_target_ref;
         let metrics = effective_metrics(hpa);
+        let calc = config.replica_calculator();
         Prepared {
             names: metrics.iter().map(|_| OnceCell::new()).collect(),
+            selector_errors: metrics
+                .iter()
+                .map(|m| {
+                    let metric = match m.type_.as_str() {
+                        "Object" => m.object.as_ref().map(|o| &o.metric),
+                        "Pods" => m.pods.as_ref().map(|p| &p.metric),
+                        "External" => m.external.as_ref().map(|e| &e.metric),
+                        _ => None,
+                    };
+                    metric.and_then(|m| m.selector.as_ref()).and_then(|s| s.as_selector_error(calc.release.version))
+                })
+                .collect(),
             object_or_external: has_object_or_external_metrics(&metrics),
             reads_resource_metrics: metrics.iter().any(|m| m.type_ == "Resource" || m.type_ == "ContainerResource"),
             metrics,
             behavior: config.effective_behavior(hpa),
             tolerances: config.tolerances_for_hpa(hpa.spec.behavior.as_ref()).tolerances(),
-            calc: config.replica_calculator(),
+            calc,
             min: spec.min_replicas.unwrap_or(1),
             max: spec.max_replicas,
             scale_to_zero: config.gates.enabled(Gate::HPAScaleToZero),
@@ -1257,7 +1283,7 @@ impl MetricsRun<'_, '_> {
         let mut name = None;
         for (i, spec) in specs.iter().enumerate() {
             self.workspace.forget();
-            match self.compute_replicas_for_metric(spec) {
+            match self.compute_replicas_for_metric(i, spec) {
                 Err(f) => {
                     let condition = self.unable_to_compute(f.reason, &f.condition_error);
                     let evaluation = self.result.evaluation(i);
@@ -1347,15 +1373,22 @@ impl MetricsRun<'_, '_> {
     }
 
     /// `computeReplicasForMetric`.
-    fn compute_replicas_for_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
+    fn compute_replicas_for_metric(&mut self, i: usize, spec: &MetricSpec) -> Result<Proposal, Failure> {
         let spec_replicas = self.scale.spec_replicas;
         match spec.type_.as_str() {
-            "Object" => self
-                .compute_status_for_object_metric(spec)
-                .map_err(|f| f.prefixed(format_args!("failed to get object metric value"))),
-            "Pods" => self
-                .compute_status_for_pods_metric(spec, spec_replicas)
-                .map_err(|f| f.prefixed(format_args!("failed to get pods metric value"))),
+            "Object" => {
+                // `metav1.LabelSelectorAsSelector(spec.Object.Metric.Selector)` comes first.
+                match self.p.selector_error(i) {
+                    Some(e) => Err(Failure::same("FailedGetObjectMetric", e.to_string())),
+                    None => self.compute_status_for_object_metric(spec),
+                }
+                .map_err(|f| f.prefixed(format_args!("failed to get object metric value")))
+            }
+            "Pods" => match self.p.selector_error(i) {
+                Some(e) => Err(Failure::same("FailedGetPodsMetric", e.to_string())),
+                None => self.compute_status_for_pods_metric(spec, spec_replicas),
+            }
+            .map_err(|f| f.prefixed(format_args!("failed to get pods metric value"))),
             "Resource" => {
                 let resource = spec.resource.as_ref().map_or("", |r| r.name.as_str());
                 self.compute_status_for_resource_metric(spec, spec_replicas)
@@ -1368,7 +1401,7 @@ impl MetricsRun<'_, '_> {
             }
             "External" => {
                 let metric = spec.external.as_ref().map_or("", |e| e.metric.name.as_str());
-                self.compute_status_for_external_metric(spec)
+                self.compute_status_for_external_metric(spec, self.p.selector_error(i))
                     .map_err(|f| f.prefixed(format_args!("failed to get {metric} external metric value")))
             }
             other => Err(Failure::same(
@@ -1557,7 +1590,14 @@ impl MetricsRun<'_, '_> {
     }
 
     /// `computeStatusForExternalMetric`.
-    fn compute_status_for_external_metric(&mut self, spec: &MetricSpec) -> Result<Proposal, Failure> {
+    ///
+    /// `refused`: why `metav1.LabelSelectorAsSelector` refuses the metric's selector, which
+    /// fails either target before the external metrics API is asked.
+    fn compute_status_for_external_metric(
+        &mut self,
+        spec: &MetricSpec,
+        refused: Option<&str>,
+    ) -> Result<Proposal, Failure> {
         const REASON: &str = "FailedGetExternalMetric";
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
         let id = MetricId::of(&ext.metric);
@@ -1569,6 +1609,10 @@ impl MetricsRun<'_, '_> {
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
         if let Some(average) = &ext.target.average_value {
+            if let Some(e) = refused {
+                let error = format!("failed to get {} external metric: {e}", ext.metric.name);
+                return Err(Failure { reason: REASON, condition_error: e.to_string(), error, cause: None });
+            }
             return match calc.get_external_per_pod_metric_replicas(
                 self.scale.status_replicas,
                 calc.release.milli_value(average),
@@ -1586,6 +1630,10 @@ impl MetricsRun<'_, '_> {
             };
         }
         if let Some(value) = &ext.target.value {
+            if let Some(e) = refused {
+                let error = format!("failed to get external metric {}: {e}", ext.metric.name);
+                return Err(Failure { reason: REASON, condition_error: e.to_string(), error, cause: None });
+            }
             return match calc.get_external_metric_replicas(
                 self.scale.spec_replicas,
                 calc.release.milli_value(value),
@@ -2295,6 +2343,64 @@ mod tests {
         let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
         let active = r.conditions().iter().find(|c| c.type_ == SCALING_ACTIVE).map(|c| c.reason.clone());
         assert_eq!(active.as_deref(), Some("ValidMetricFound"));
+    }
+
+    #[test]
+    fn a_metric_selector_that_does_not_convert_fails_its_metric() {
+        let opts = HPAControllerConfiguration::default();
+        let mut hpa = cpu_hpa(1, 10, 50, None);
+        hpa.metadata.namespace = "ns".into();
+        let described = deployment_d();
+        let mut metric = qps_of(described.clone());
+        let in_without_values = LabelSelector {
+            match_expressions: vec![crate::api::meta::LabelSelectorRequirement {
+                key: "tier".into(),
+                operator: "In".into(),
+                values: vec![],
+            }],
+            ..Default::default()
+        };
+        if let Some(o) = metric.object.as_mut() {
+            o.metric.selector = Some(in_without_values.clone());
+        }
+        hpa.spec.metrics = vec![metric];
+        let mut i = input(0, 2, 0);
+        // The custom metrics API would answer: the controller never asks it.
+        i.object_metrics = Ok(vec![ObjectMetricValue {
+            described_object: described,
+            metric: MetricId { name: "qps".into(), selector: in_without_values.format() },
+            value_milli: 100_000,
+            timestamp: Timestamp::ZERO,
+        }]);
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        let active = r.conditions().iter().find(|c| c.type_ == SCALING_ACTIVE).cloned().unwrap();
+        assert_eq!(
+            (active.status.as_str(), active.reason.as_str(), active.message.as_str()),
+            (
+                "False",
+                "FailedGetObjectMetric",
+                "the HPA was unable to compute the replica count: values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"
+            )
+        );
+        assert_eq!(r.outcome, SyncOutcome::FailedComputeMetrics);
+        assert_eq!(
+            r.metrics_error.as_deref(),
+            Some(
+                "invalid metrics (1 invalid out of 1), first error is: failed to get object metric value: values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"
+            )
+        );
+        // A selector that converts is asked for.
+        if let Some(o) = hpa.spec.metrics.first_mut().and_then(|m| m.object.as_mut()) {
+            o.metric.selector = None;
+        }
+        i.object_metrics = Ok(vec![ObjectMetricValue {
+            described_object: deployment_d(),
+            metric: "qps".into(),
+            value_milli: 100_000,
+            timestamp: Timestamp::ZERO,
+        }]);
+        let r = run(&mut hpa, &mut ControllerState::default(), &i, &opts);
+        assert_eq!(r.outcome, SyncOutcome::Rescaled);
     }
 
     #[test]
