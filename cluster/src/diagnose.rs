@@ -963,10 +963,18 @@ fn object_metrics(
         // An item that names its object's apiVersion answers the spec of that group only.
         let item_group = d.get("apiVersion").and_then(Value::as_str).map(|a| GroupVersion::parse_or_empty(a).group());
         for o in specs.iter().filter(|o| {
+            let group = GroupVersion::parse_or_empty(&o.described_object.api_version).group();
+            // `GetObjectMetric` asks a Namespace's metrics of the HPA's own namespace, whatever
+            // name the spec gives it (`RootScopedMetrics().GetForObject(…, namespace, …)`).
+            let object_name = if o.described_object.kind == "Namespace" && group.is_empty() {
+                namespace
+            } else {
+                o.described_object.name.as_str()
+            };
             o.metric.name.as_str() == name
-                && item_group.is_none_or(|g| g == GroupVersion::parse_or_empty(&o.described_object.api_version).group())
+                && item_group.is_none_or(|g| g == group)
                 && o.described_object.kind == kind
-                && o.described_object.name == str_of(d, "name")
+                && object_name == str_of(d, "name")
                 && same_metric_selector(v, o.metric.selector.as_ref())
         }) {
             let answer = by_query.entry(query_of(o)).or_default();
@@ -995,8 +1003,9 @@ fn object_metrics(
                 ))
             });
         }
-        // Live, the value is the spec's object's, as the controller takes it.
-        let asked = specs.iter().find(|o| answers.asked && query_of(o) == query);
+        // The value is the spec's object's, as the controller takes it (live: whatever object
+        // the answer describes; from a snapshot: the items that answer the spec's query).
+        let asked = specs.iter().find(|o| query_of(o) == query);
         for m in values {
             out.push(ObjectMetricValue {
                 described_object: match asked {

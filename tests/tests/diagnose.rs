@@ -2500,3 +2500,63 @@ fn pods_in_every_phase_are_grouped_as_each_release_groups_them() {
     assert!(!assumptions.iter().any(|a| a == silent) && assumptions.iter().any(|a| a == starting), "{assumptions:#?}");
     assert_eq!(d["forecast"]["steady"], json!({"afterSeconds": 315, "replicas": 1}), "{d:#}");
 }
+
+/// `GetObjectMetric` asks a Namespace's metrics of the HPA's own namespace (root scoped),
+/// whatever name the spec gives it: a snapshot's answer, which describes the namespace, is the
+/// metric's value.
+#[test]
+fn a_namespace_object_metric_is_the_hpas_namespaces_from_a_snapshot() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let objects = std::fs::read_to_string(dir.join("objects.yaml")).unwrap();
+    let hpa = "
+- apiVersion: autoscaling/v2
+  kind: HorizontalPodAutoscaler
+  metadata:
+    creationTimestamp: '2026-03-02T09:00:00Z'
+    name: backlog
+    namespace: shop
+    uid: u-backlog
+  spec:
+    maxReplicas: 20
+    metrics:
+    - object:
+        describedObject:
+          apiVersion: v1
+          kind: Namespace
+          name: not-read
+        metric:
+          name: backlog
+        target:
+          type: Value
+          value: '10'
+      type: Object
+    minReplicas: 1
+    scaleTargetRef:
+      apiVersion: apps/v1
+      kind: Deployment
+      name: other
+";
+    let (head, rest) = objects.split_once("\n- ").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let with_hpa = tmp.path().join("objects.yaml");
+    std::fs::write(&with_hpa, format!("{head}{hpa}- {rest}")).unwrap();
+    let answer = tmp.path().join("custom-backlog.json");
+    std::fs::write(
+        &answer,
+        json!({"kind": "MetricValueList", "apiVersion": "custom.metrics.k8s.io/v1beta2", "metadata": {}, "items": [
+            {"describedObject": {"kind": "Namespace", "name": "shop", "apiVersion": "/v1"},
+             "metric": {"name": "backlog", "selector": null}, "timestamp": "2026-03-02T10:00:00Z", "value": "30"}]})
+        .to_string(),
+    )
+    .unwrap();
+    let (objects, answer) = (with_hpa.display().to_string(), answer.display().to_string());
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, &answer, "backlog", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    // 30 against 10 for other's 3 pods (no other HPA scales it): 9 replicas proposed.
+    assert_eq!(
+        (d["metrics"][0]["current"].clone(), d["metrics"][0]["proposal"].clone(), d["error"].clone()),
+        (json!("30"), json!(9), Value::Null),
+        "{d:#}"
+    );
+}
