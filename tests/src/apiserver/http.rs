@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
+use hpa_core::api::LabelSelector;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
-use super::labels::{self, Requirement};
+use super::labels;
 use super::store::{self, Resource, Store};
 use super::{Fault, Logged, Shared, TOKEN, lock};
 
@@ -431,7 +432,7 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
     let labels = match labels::parse(params.get("labelSelector").unwrap_or_default()) {
         Ok(labels) => labels,
         Err(message) if rest.is_empty() => return status(400, "BadRequest", &message, Value::Null),
-        Err(_) => Vec::new(),
+        Err(_) => LabelSelector::default(),
     };
     if rest.is_empty()
         && let Some(message) = store::field_selector_error(&resource, params.get("fieldSelector").unwrap_or_default())
@@ -557,7 +558,7 @@ fn list(
     version: &str,
     namespace: Option<&str>,
     params: &Params,
-    labels: &[Requirement],
+    labels: &LabelSelector,
 ) -> Response<Body> {
     let store = shared.store();
     let limit: usize = params.get("limit").and_then(|l| l.parse().ok()).unwrap_or(0);
@@ -632,7 +633,7 @@ fn watch(
     version: &str,
     namespace: Option<String>,
     params: &Params,
-    labels: Vec<Requirement>,
+    labels: LabelSelector,
 ) -> Response<Body> {
     let from: Option<u64> =
         params.get("resourceVersion").filter(|v| !v.is_empty() && *v != "0").and_then(|v| v.parse().ok());
