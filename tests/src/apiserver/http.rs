@@ -95,6 +95,16 @@ fn ok(body: &Value) -> Response<Body> {
 }
 
 /// A `Status` failure as kube-apiserver writes it.
+/// The `reason` of a `Status` a [`Fault`] answers with `code` (`metav1.StatusReason`).
+fn fault_reason(code: u16) -> &'static str {
+    match code {
+        403 => "Forbidden",
+        404 => "NotFound",
+        500 => "InternalError",
+        _ => "ServiceUnavailable",
+    }
+}
+
 fn status(code: u16, reason: &str, message: &str, details: Value) -> Response<Body> {
     let mut body = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -148,10 +158,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 .body(Full::new(Bytes::from_static(b"Too many requests, please try again later.\n")).boxed())
                 .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
         }
-        Some(Fault::Status(code, message)) => {
-            let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
-            return status(code, reason, &message, Value::Null);
-        }
+        Some(Fault::Status(code, message)) => return status(code, fault_reason(code), &message, Value::Null),
         Some(Fault::Text(code, text)) => {
             return Response::builder()
                 .status(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
@@ -162,8 +169,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
         Some(Fault::ListStatus(code, message)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
-            let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
-            return status(code, reason, &message, Value::Null);
+            return status(code, fault_reason(code), &message, Value::Null);
         }
         Some(Fault::Body(text)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
             return Response::builder()
@@ -275,7 +281,7 @@ fn decode(s: &str) -> String {
 
 fn served_groups(store: &Store) -> Vec<(String, Vec<String>)> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for r in store.resources.iter().filter(|r| !r.group.is_empty()) {
+    for r in store.resources.iter().filter(|r| !r.group.is_empty() && !r.versions.is_empty()) {
         match groups.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) => {
                 for v in &r.versions {
