@@ -40,8 +40,8 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
-    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa, Workload,
-    limit_range_from_json,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    WorldSource, limit_range_from_json,
 };
 use kube::Client;
 use kube::api::{Api, ApiResource, ListParams};
@@ -1387,7 +1387,7 @@ impl Objects for Overlay<'_> {
         self.base.would_hold(group, kind, namespace, name)
     }
 
-    fn source(&self) -> Source {
+    fn source(&self) -> WorldSource {
         self.base.source()
     }
 
@@ -1551,8 +1551,8 @@ impl Objects for Reads<'_> {
     /// server was asked at admission ([`Reads::with_fetched`]): the object fetched is the HPA's
     /// target, the only absence a rule words (HPA403), and the API server, not the cache, said
     /// it is not there.
-    fn source(&self) -> Source {
-        if self.fetched.is_some() { Source::Cluster } else { Source::ContextCache }
+    fn source(&self) -> WorldSource {
+        if self.fetched.is_some() { WorldSource::Cluster } else { WorldSource::ContextCache }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1649,7 +1649,7 @@ mod tests {
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "web"));
         assert!(!reads.would_hold("", "Deployment", "shop", "web"));
         assert!(!Reads::new(&overlay, &[kinds::RUNTIME_CLASS]).would_hold("node.k8s.io", "RuntimeClass", "", "kata"));
-        assert_eq!(reads.source(), Source::ContextCache);
+        assert_eq!(reads.source(), WorldSource::ContextCache);
         // A custom resource read at admission is held, that one only.
         let pool = ObjectId {
             api_version: "example.com/v1".into(),
@@ -1661,7 +1661,7 @@ mod tests {
         assert!(reads.would_hold("example.com", "WorkerPool", "shop", "pool"));
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "other"));
         // The API server, not the cache, said whether it exists.
-        assert_eq!(reads.source(), Source::Cluster);
+        assert_eq!(reads.source(), WorldSource::Cluster);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

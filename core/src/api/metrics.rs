@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::decode::json::JsonSource;
 use super::decode::{
-    Abort, Decode, DecodeError, DecodeErrorKind, Decoder, GoType, Kind, Options, Shape, Source, Step, Strictness,
+    Abort, Decode, DecodeError, DecodeErrorKind, Decoder, GoType, Kind, Options, PathStep, Shape, Source, Strictness,
     decode_from, parse_path, raw_at,
 };
 use super::meta::{LabelSelector, ObjectMeta};
@@ -299,10 +299,10 @@ pub fn decode_list<L: Decode + Default>(items: &[Item<'_>], release: KubernetesV
         .unwrap_or_else(|| DecodeError::new(DecodeErrorKind::InvalidValue, "", "the answer cannot be decoded"));
     // `items[3].containers[0].usage.cpu`: item 3, field `containers[0].usage.cpu`.
     let mut steps = parse_path(&error.path).into_iter();
-    let (Some(Step::Field(_)), Some(Step::Index(item))) = (steps.next(), steps.next()) else {
+    let (Some(PathStep::Field(_)), Some(PathStep::Index(item))) = (steps.next(), steps.next()) else {
         return Err(AnswerError { item: 0, field: error.path, written: None, message: error.message });
     };
-    let within: Vec<Step> = steps.collect();
+    let within: Vec<PathStep> = steps.collect();
     let field = error.path.split_once(']').map(|(_, rest)| rest.trim_start_matches('.')).unwrap_or_default();
     let written =
         texts.get(item).filter(|_| !within.is_empty()).and_then(|t| raw_at(JsonSource::new(t), &within)).map(|raw| {

@@ -351,7 +351,7 @@ fn says(cx: &Context<'_>, objects: &dyn super::objects::Objects, hpas: &[super::
     !matches!(
         (hpas.first(), cx.id),
         (Some(first), Some(me))
-            if first != me && hpas.contains(me) && objects.source() != super::objects::Source::ContextCache
+            if first != me && hpas.contains(me) && objects.source() != super::objects::WorldSource::ContextCache
     )
 }
 

@@ -462,7 +462,7 @@ pub fn failure_message(kind: &str, version: Option<&str>, errors: &[DecodeError]
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub enum PathStep {
     /// `.name`
     Field(String),
     /// `[3]`
@@ -473,7 +473,7 @@ pub enum Step {
 
 /// Reads back a path as [`DecodeError::path`] writes it: `spec.metrics[0].resource`,
 /// `metadata.annotations[a.b/c]` (hpa-yaml finds the node it names; hpa-cluster the value).
-pub fn parse_path(path: &str) -> Vec<Step> {
+pub fn parse_path(path: &str) -> Vec<PathStep> {
     let mut steps = Vec::new();
     let mut cur = String::new();
     let mut chars = path.chars().peekable();
@@ -481,12 +481,12 @@ pub fn parse_path(path: &str) -> Vec<Step> {
         match c {
             '.' => {
                 if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                    steps.push(PathStep::Field(std::mem::take(&mut cur)));
                 }
             }
             '[' => {
                 if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                    steps.push(PathStep::Field(std::mem::take(&mut cur)));
                 }
                 let mut inner = String::new();
                 for c in chars.by_ref() {
@@ -496,26 +496,26 @@ pub fn parse_path(path: &str) -> Vec<Step> {
                     inner.push(c);
                 }
                 match inner.parse::<usize>() {
-                    Ok(i) => steps.push(Step::Index(i)),
-                    Err(_) => steps.push(Step::Key(inner)),
+                    Ok(i) => steps.push(PathStep::Index(i)),
+                    Err(_) => steps.push(PathStep::Key(inner)),
                 }
             }
             c => cur.push(c),
         }
     }
     if !cur.is_empty() {
-        steps.push(Step::Field(cur));
+        steps.push(PathStep::Field(cur));
     }
     steps
 }
 
-/// The JSON text of the value `steps` names in `source` (an object's key for [`Step::Field`]
-/// and [`Step::Key`], an array's item for [`Step::Index`]), as a Go `UnmarshalJSON` receives
+/// The JSON text of the value `steps` names in `source` (an object's key for [`PathStep::Field`]
+/// and [`PathStep::Key`], an array's item for [`PathStep::Index`]), as a Go `UnmarshalJSON` receives
 /// it: what a value that fails to decode was written as. `None` when the path names nothing.
-pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[Step]) -> Option<Cow<'de, str>> {
+pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[PathStep]) -> Option<Cow<'de, str>> {
     for step in steps {
         match (step, source.peek().ok()?) {
-            (Step::Field(name) | Step::Key(name), Kind::Object) => {
+            (PathStep::Field(name) | PathStep::Key(name), Kind::Object) => {
                 source.begin_object().ok()?;
                 loop {
                     if source.next_key().ok()?? == name.as_str() {
@@ -524,7 +524,7 @@ pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[Step]) -> Option<Cow<
                     source.skip().ok()?;
                 }
             }
-            (Step::Index(i), Kind::Array) => {
+            (PathStep::Index(i), Kind::Array) => {
                 source.begin_array().ok()?;
                 for _ in 0..*i {
                     if !source.next_item().ok()? {
