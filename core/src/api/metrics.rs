@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::decode::json::JsonSource;
 use super::decode::{
-    Abort, Decode, DecodeError, DecodeErrorKind, Decoder, GoType, Kind, Options, PathStep, Shape, Source, Strictness,
-    decode_from, parse_path, raw_at,
+    Abort, Decode, DecodeError, DecodeErrorKind, DecodeOptions, Decoder, GoType, Kind, PathStep, Shape, Source,
+    Strictness, decode_from, parse_path, raw_at,
 };
 use super::meta::{LabelSelector, ObjectMeta};
 use super::quantity::Quantity;
@@ -288,7 +288,7 @@ pub fn decode_list<L: Decode + Default>(items: &[Item<'_>], release: KubernetesV
         text.push_str(item);
     }
     text.push_str("]}");
-    let options = Options::KUBE_APISERVER.in_release(release);
+    let options = DecodeOptions::KUBE_APISERVER.in_release(release);
     let errors = match decode_from::<L, _>(JsonSource::new(&text), "v1beta1", options, Strictness::Lenient) {
         Ok(decoded) => return Ok(decoded.value),
         Err(errors) => errors,
