@@ -800,24 +800,21 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     server.stop().await;
 }
 
-/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
-/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
-/// 403` at warn): the real binary's JSON log.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+/// The real `hpa-webhook` binary serving on `addr` with the context cache (re-checked every
+/// 200 ms) and JSON logs at info, plus `extra` flags; and the thread that collects its log lines
+/// (until it is killed).
+fn spawn_webhook(s: &Setup, addr: &str, extra: &[&str]) -> (std::process::Child, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-
-    let (s, _) = setup().await;
-    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
     let mut child = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
-        .args(["--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "info"])
+        .args(["--addr", addr, "--log-format", "json", "--log-level", "info"])
         .arg("--tls-cert")
         .arg(s.certs.cert_path())
         .arg("--tls-key")
         .arg(s.certs.key_path())
         .args(["--context-cache", "true", "--context-recheck-interval", "200ms", "--kubeconfig"])
         .arg(&s.kubeconfig)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -825,6 +822,17 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    (child, reader)
+}
+
+/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
+/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
+/// 403` at warn): the real binary's JSON log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+    let (s, _) = setup().await;
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let (mut child, reader) = spawn_webhook(&s, "127.0.0.1:0", &[]);
     // Asked again at least 5 times (one small list each).
     let probe = "/apis/policy/v1/poddisruptionbudgets";
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -884,9 +892,6 @@ fn rollout_crd() -> Value {
 /// the next re-check watches the Rollouts again. The real binary's JSON log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-
     let (s, _) = setup().await;
     let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
     s.api.install("rollouts");
@@ -897,22 +902,7 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
     s.api.apply(&[rollout_crd(), rollout.clone()]);
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
-        .args(["--addr", &addr, "--log-format", "json", "--log-level", "info", "--policy", &policy])
-        .arg("--tls-cert")
-        .arg(s.certs.cert_path())
-        .arg("--tls-key")
-        .arg(s.certs.key_path())
-        .args(["--context-cache", "true", "--context-recheck-interval", "200ms", "--context-stale-after", "4s"])
-        .arg("--kubeconfig")
-        .arg(&s.kubeconfig)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    let (mut child, reader) = spawn_webhook(&s, &addr, &["--policy", &policy, "--context-stale-after", "4s"]);
     let client = s.certs.client();
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut conn = loop {
