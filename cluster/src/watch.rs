@@ -23,7 +23,11 @@
 //! served, re-checked every [`CacheOptions::recheck_interval`], and at once when the
 //! CustomResourceDefinitions the cache watches show one installed or removed. A kind RBAC refuses (403) is
 //! logged once (until the answer changes), skipped (asked again at the next re-check with one
-//! small list, before its watcher starts) and reported in [`WatchStatus`].
+//! small list, before its watcher starts) and reported in [`WatchStatus`]. An optional kind whose
+//! LIST or watch answers 404 while discovery serves it (its CRD removed after discovery) is
+//! logged once in `hpa-lint cluster`'s words, its objects dropped, absent until the answer
+//! changes (asked again the same way), and not served ([`ContextCache::not_served`]) once the
+//! CRDs the cache watches hold none defining it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -36,8 +40,8 @@ use hpa_core::features::FeatureGates;
 use hpa_core::rules::Ignore;
 use hpa_core::rules::index::{self, HpaOrder, ObjectIndex, Table};
 use hpa_core::rules::objects::{
-    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa, Workload,
-    limit_range_from_json,
+    CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    WorldSource, limit_range_from_json,
 };
 use kube::Client;
 use kube::api::{Api, ApiResource, ListParams};
@@ -267,6 +271,19 @@ struct WatchState {
     last_change: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
+    /// Absent because its own LIST or watch answered 404 while discovery served it (the CRD
+    /// removed after discovery, or discovery lagging its removal), not because discovery left it
+    /// out: until the answer changes it stays absent, and each re-check asks with one small list
+    /// before its watcher starts.
+    not_found: bool,
+}
+
+impl WatchState {
+    /// Whether the kind is asked with one small list before its watcher starts again, keeping its
+    /// phase meanwhile: RBAC refused it, or its LIST answered 404 while discovery served it.
+    fn asked_again_first(&self) -> bool {
+        self.phase == Phase::Forbidden || (self.phase == Phase::Absent && self.not_found)
+    }
 }
 
 impl ContextCache {
@@ -519,6 +536,7 @@ impl CacheShared {
             last_change: None,
             broken_since: None,
             error: None,
+            not_found: false,
         });
         f(state);
     }
@@ -569,9 +587,10 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
             let alive = running.get(&kind).is_some_and(|h| !h.is_finished());
             if wanted && !alive {
                 // A refused kind tried again keeps its phase until the answer changes, so that
-                // the refusal is logged once.
+                // the refusal is logged once; so does one whose LIST answered 404 while discovery
+                // still serves it (neither readiness nor the view's freshness waits for it).
                 shared.update(kind, |w| {
-                    if w.phase != Phase::Forbidden {
+                    if !w.asked_again_first() {
                         w.phase = Phase::Syncing;
                     }
                     w.synced = false;
@@ -580,11 +599,15 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
                     tasks.spawn(watch_kind(shared.clone(), client.clone(), kind, watch_timeout, cluster.timeout()));
                 running.insert(kind, handle);
             } else if !wanted {
+                // Said once, as `hpa-lint cluster` notes it: not again when its watch's 404 said it
+                // already (the CRD removed, then discovery catching up).
+                let said = shared.watches().get(&kind).is_some_and(|w| w.phase == Phase::Absent);
                 if let Some(handle) = running.remove(&kind) {
                     handle.abort();
-                    tracing::info!(kind = %kind.resource(), "no longer served: not watched");
-                } else if shared.watches().get(&kind).is_none_or(|w| w.phase != Phase::Absent) {
-                    // Said once, as `hpa-lint cluster` notes it.
+                    if !said {
+                        tracing::info!(kind = %kind.resource(), "no longer served: not watched");
+                    }
+                } else if !said {
                     tracing::info!(kind = %kind.resource(), "{}", crate::discovery::not_served(&kind));
                 }
                 shared.clear(&kind);
@@ -592,6 +615,7 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
                     w.phase = Phase::Absent;
                     w.broken_since = None;
                     w.error = None;
+                    w.not_found = false;
                 });
             }
         }
@@ -610,7 +634,10 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
 /// its watcher starts: while the answer is still 403, nothing is logged and the watcher does not
 /// start. kube-runtime logs each 403 it meets at warn (`watch list error with 403`) before
 /// returning it, so a refusal re-checked through the watcher was logged at every re-check; now
-/// it is logged once per kind until the answer changes (once by kube-runtime, once here).
+/// it is logged once per kind until the answer changes (once by kube-runtime, once here). An
+/// optional kind whose LIST answered 404 while discovery served it is asked the same way, while
+/// the answer is still 404: it was logged at every re-check, and went syncing (the view stale, readiness
+/// lost) for as long as each new watcher took to meet the 404 again.
 async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32, timeout: Duration) {
     let resource = ApiResource {
         group: kind.group.to_string(),
@@ -622,16 +649,22 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
     // Objects read as client-go reads them (a lone surrogate in `fieldsV1` does not refuse a
     // whole page): `LiveObject`.
     let api: Api<LiveObject> = Api::all_with(client, &resource);
-    let refused = shared.watches().get(&kind).is_some_and(|w| w.phase == Phase::Forbidden);
-    if refused {
+    // The answer that made the kind skipped last time (403, or 404 for an optional kind).
+    let skipped = shared.watches().get(&kind).and_then(|w| match w.phase {
+        Phase::Forbidden => Some(403),
+        Phase::Absent if w.not_found => Some(404),
+        _ => None,
+    });
+    if let Some(code) = skipped {
         let probe = tokio::time::timeout(timeout, api.list(&ListParams::default().limit(1))).await;
         if let Ok(Err(kube::Error::Api(status))) = probe
-            && status.code == 403
+            && status.code == code
         {
-            tracing::debug!(kind = %kind.resource(), "still refused: skipped");
+            tracing::debug!(kind = %kind.resource(), code, "still skipped");
             return;
         }
-        // Allowed now, or another answer (a failure, no answer in time): the watcher reports it.
+        // Allowed or served now, or another answer (a failure, no answer in time): the watcher
+        // reports it.
     }
     let config = watcher::Config::default().page_size(PAGE_SIZE).timeout(watch_timeout);
     debug_assert!(config.bookmarks, "the watches ask for bookmarks (allowWatchBookmarks)");
@@ -658,6 +691,7 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                         w.phase = phase;
                         w.broken_since = None;
                         w.error = Some(message);
+                        w.not_found = phase == Phase::Absent;
                     });
                     return;
                 }
@@ -833,6 +867,7 @@ impl CacheShared {
                     }
                     w.synced = true;
                     w.phase = Phase::Synced;
+                    w.not_found = false;
                 });
             }
             Event::Apply(object) => {
@@ -1352,7 +1387,7 @@ impl Objects for Overlay<'_> {
         self.base.would_hold(group, kind, namespace, name)
     }
 
-    fn source(&self) -> Source {
+    fn source(&self) -> WorldSource {
         self.base.source()
     }
 
@@ -1516,8 +1551,8 @@ impl Objects for Reads<'_> {
     /// server was asked at admission ([`Reads::with_fetched`]): the object fetched is the HPA's
     /// target, the only absence a rule words (HPA403), and the API server, not the cache, said
     /// it is not there.
-    fn source(&self) -> Source {
-        if self.fetched.is_some() { Source::Cluster } else { Source::ContextCache }
+    fn source(&self) -> WorldSource {
+        if self.fetched.is_some() { WorldSource::Cluster } else { WorldSource::ContextCache }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
@@ -1614,7 +1649,7 @@ mod tests {
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "web"));
         assert!(!reads.would_hold("", "Deployment", "shop", "web"));
         assert!(!Reads::new(&overlay, &[kinds::RUNTIME_CLASS]).would_hold("node.k8s.io", "RuntimeClass", "", "kata"));
-        assert_eq!(reads.source(), Source::ContextCache);
+        assert_eq!(reads.source(), WorldSource::ContextCache);
         // A custom resource read at admission is held, that one only.
         let pool = ObjectId {
             api_version: "example.com/v1".into(),
@@ -1626,7 +1661,7 @@ mod tests {
         assert!(reads.would_hold("example.com", "WorkerPool", "shop", "pool"));
         assert!(!reads.would_hold("example.com", "WorkerPool", "shop", "other"));
         // The API server, not the cache, said whether it exists.
-        assert_eq!(reads.source(), Source::Cluster);
+        assert_eq!(reads.source(), WorldSource::Cluster);
     }
 
     /// 0.5 s, 1 s, then 2 s at most (each up to a quarter more), and 0.5 s again after an event.

@@ -21,7 +21,7 @@ use crate::evaluator::config::{
 
 /// Where an effective value comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Source {
+pub enum ValueSource {
     /// Written by the user.
     User,
     /// Filled by an organization policy (the admission webhook's).
@@ -32,29 +32,29 @@ pub enum Source {
     ControllerDefault,
 }
 
-impl Source {
+impl ValueSource {
     /// A stable machine-readable name.
     pub fn as_str(self) -> &'static str {
         match self {
-            Source::User => "user",
-            Source::Policy => "policy",
-            Source::KubernetesDefault => "kubernetes-default",
-            Source::ControllerDefault => "controller-default",
+            ValueSource::User => "user",
+            ValueSource::Policy => "policy",
+            ValueSource::KubernetesDefault => "kubernetes-default",
+            ValueSource::ControllerDefault => "controller-default",
         }
     }
 
     /// For people.
     pub fn describe(self) -> &'static str {
         match self {
-            Source::User => "set by you",
-            Source::Policy => "organization policy",
-            Source::KubernetesDefault => "Kubernetes default",
-            Source::ControllerDefault => "controller default",
+            ValueSource::User => "set by you",
+            ValueSource::Policy => "organization policy",
+            ValueSource::KubernetesDefault => "Kubernetes default",
+            ValueSource::ControllerDefault => "controller default",
         }
     }
 }
 
-impl fmt::Display for Source {
+impl fmt::Display for ValueSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.describe())
     }
@@ -66,18 +66,18 @@ pub struct Valued<T> {
     /// The value in effect.
     pub value: T,
     /// Where it comes from.
-    pub source: Source,
+    pub source: ValueSource,
     /// For controller defaults, the flag or constant it comes from.
     pub origin: Option<&'static str>,
 }
 
 impl<T> Valued<T> {
-    fn new(value: T, source: Source) -> Self {
+    fn new(value: T, source: ValueSource) -> Self {
         Valued { value, source, origin: None }
     }
 
     fn controller(value: T, origin: &'static str) -> Self {
-        Valued { value, source: Source::ControllerDefault, origin: Some(origin) }
+        Valued { value, source: ValueSource::ControllerDefault, origin: Some(origin) }
     }
 }
 
@@ -177,11 +177,11 @@ fn setter(
     user: Option<&HPAScalingRules>,
     policy: Option<&HPAScalingRules>,
     set: impl Fn(&HPAScalingRules) -> bool,
-) -> Option<Source> {
+) -> Option<ValueSource> {
     if user.is_some_and(&set) {
-        Some(Source::User)
+        Some(ValueSource::User)
     } else if policy.is_some_and(&set) {
-        Some(Source::Policy)
+        Some(ValueSource::Policy)
     } else {
         None
     }
@@ -202,15 +202,17 @@ fn rules(
     let window = effective.stabilization_window_seconds.unwrap_or_default();
     let window = match setter(user, policy, |r| r.stabilization_window_seconds.is_some()) {
         Some(s) => Valued::new(window, s),
-        None if defaulted.stabilization_window_seconds.is_some() => Valued::new(window, Source::KubernetesDefault),
+        None if defaulted.stabilization_window_seconds.is_some() => Valued::new(window, ValueSource::KubernetesDefault),
         None => Valued::controller(window, DOWNSCALE_STABILIZATION_FLAG),
     };
     let select = effective.select_policy.unwrap_or_default();
-    let select =
-        Valued::new(select, setter(user, policy, |r| r.select_policy.is_some()).unwrap_or(Source::KubernetesDefault));
+    let select = Valued::new(
+        select,
+        setter(user, policy, |r| r.select_policy.is_some()).unwrap_or(ValueSource::KubernetesDefault),
+    );
     let policies = effective.policies.unwrap_or_default();
     let policies =
-        Valued::new(policies, setter(user, policy, |r| r.policies.is_some()).unwrap_or(Source::KubernetesDefault));
+        Valued::new(policies, setter(user, policy, |r| r.policies.is_some()).unwrap_or(ValueSource::KubernetesDefault));
     // Without gate HPAConfigurableTolerance a written tolerance is ignored (`tolerancesForHpa`).
     let tolerance = match setter(user, policy, |r| r.tolerance.is_some()).filter(|_| tolerance.in_use().is_some()) {
         Some(s) => Valued::new(tolerance.used, s),
@@ -236,11 +238,11 @@ mod tests {
             panic!("behavior set");
         };
         assert_eq!(scale_down.stabilization_window_seconds.value, 60);
-        assert_eq!(scale_down.stabilization_window_seconds.source, Source::User);
-        assert_eq!(scale_down.policies.source, Source::KubernetesDefault);
+        assert_eq!(scale_down.stabilization_window_seconds.source, ValueSource::User);
+        assert_eq!(scale_down.policies.source, ValueSource::KubernetesDefault);
         assert_eq!(scale_up.stabilization_window_seconds.value, 0);
         assert_eq!(scale_up.policies.value.len(), 2);
-        assert_eq!(scale_up.tolerance.source, Source::ControllerDefault);
+        assert_eq!(scale_up.tolerance.source, ValueSource::ControllerDefault);
     }
 
     #[test]
@@ -276,7 +278,7 @@ mod tests {
         };
         assert_eq!(scale_down.select_policy.value, "Min");
         assert_eq!(scale_down.stabilization_window_seconds.value, 600);
-        assert_eq!(scale_down.stabilization_window_seconds.source, Source::Policy);
+        assert_eq!(scale_down.stabilization_window_seconds.source, ValueSource::Policy);
     }
 
     #[test]

@@ -804,7 +804,7 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
 /// again into `metadataOnlyObject` (`TypeMeta` inline, `ObjectMeta` as `metadata`) and refuses
 /// the document on an error. It is hpa-core's one decoder on `api::meta::MetadataOnlyObject`,
 /// leniently (unknown fields are no error) with
-/// [`Options::KUBECTL_METADATA`](hpa_core::api::decode::Options::KUBECTL_METADATA): the first value of the wrong type, or
+/// [`DecodeOptions::KUBECTL_METADATA`](hpa_core::api::decode::DecodeOptions::KUBECTL_METADATA): the first value of the wrong type, or
 /// `metav1.Time`'s error, which ends the decoding. An item of a list is not checked
 /// (`FlattenListVisitor` types the decoded items).
 pub fn metadata_refusal<'a>(
@@ -813,9 +813,9 @@ pub fn metadata_refusal<'a>(
     text: &str,
     lines: &LineIndex,
 ) -> Option<(Node<'a>, &'static str, String)> {
-    use hpa_core::api::decode::{self, Options, json::JsonSource};
+    use hpa_core::api::decode::{self, DecodeOptions, json::JsonSource};
     use hpa_core::api::meta::MetadataOnlyObject;
-    let options = Options::KUBECTL_METADATA;
+    let options = DecodeOptions::KUBECTL_METADATA;
     let error = match (json, json.then(|| as_written_json(root, text, lines)).flatten()) {
         (true, Some(raw)) => decode::lenient_error_from::<MetadataOnlyObject, _>(JsonSource::new(raw), "v1", options),
         // As written, each entry of a key given twice in turn, as Go reads JSON text.

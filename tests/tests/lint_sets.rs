@@ -1921,6 +1921,56 @@ fn a_rollout_whose_template_workload_is_refused_is_one_hpa410() {
     assert_eq!(related, [(5, 3, "this HPA scales the Rollout"), (19, 3, "takes its pod template from it")]);
 }
 
+/// Several Argo Rollouts whose `spec.workloadRef` names one Deployment kube-apiserver refuses:
+/// one problem (the Deployment is never created), so one HPA410 on it, naming every Rollout and
+/// pointing at each HPA and each reference (it was one identical error per Rollout, on the same
+/// line). HPA407 says nothing of them: no Rollout makes pods. Once the Deployment is taken, the
+/// Rollouts' pods are selected by both selectors: HPA407 on each HPA, as the controller sets
+/// AmbiguousSelector on each.
+#[test]
+fn rollouts_sharing_a_refused_template_workload_are_one_hpa410() {
+    let set = |selector: &str| {
+        let hpa = |name: &str| {
+            format!(
+                "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: {name}}}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 70}}}}\n---\n"
+            )
+        };
+        let rollout = |name: &str| {
+            format!(
+                "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {{name: {name}, namespace: shop}}\nspec:\n  selector: {{matchLabels: {{app: web}}}}\n  workloadRef: {{apiVersion: apps/v1, kind: Deployment, name: web-template}}\n---\n"
+            )
+        };
+        format!(
+            "{}{}{}{}apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-template, namespace: shop}}\nspec:\n  replicas: 0\n  selector: {{{selector}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      containers:\n      - name: app\n        image: ghcr.io/example/web:1.4.2\n        resources: {{requests: {{cpu: 100m}}}}\n",
+            hpa("green"),
+            hpa("blue"),
+            rollout("green"),
+            rollout("blue"),
+        )
+    };
+    let refused = lint(&[], &set("matchLabels: {app: web-template}"));
+    assert_eq!(positions(&refused), [(44, 16, "HPA410".to_string())], "{refused}");
+    assert_eq!(
+        said(&refused, "HPA410"),
+        [(
+            "spec.template.metadata.labels".to_string(),
+            "kube-apiserver rejects Deployment shop/web-template (Deployment.apps \"web-template\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"web\"}: `selector` does not match template `labels`), so Rollout shop/blue and Rollout shop/green, whose spec.workloadRef names it, make no pods (Argo Rollouts: The Rollout \"blue\" is invalid: deployments.apps \"web-template\" not found, and likewise of each): there is nothing to scale".to_string(),
+            "give the pod template the labels spec.selector selects (kube-apiserver refuses a workload whose selector does not select its own pods)".to_string(),
+        )]
+    );
+    assert_eq!(
+        related_of(&refused),
+        [
+            (16, 3, "this HPA scales the Rollout"),
+            (5, 3, "this HPA scales the Rollout"),
+            (35, 3, "takes its pod template from it"),
+            (28, 3, "takes its pod template from it"),
+        ]
+    );
+    let taken = lint(&["--select", "HPA407,HPA410"], &set("matchLabels: {app: web}"));
+    assert_eq!(positions(&taken), [(5, 3, "HPA407".to_string()), (16, 3, "HPA407".to_string())], "{taken}");
+}
+
 /// An Argo Rollout whose `spec.workloadRef` Argo Rollouts refuses (a kind it does not resolve, or
 /// a template written besides) makes no pods (InvalidSpec): HPA410 says so on the Rollout.
 #[test]

@@ -24,7 +24,7 @@ pub mod source;
 mod tree;
 mod whitespace;
 
-pub use hpa_core::api::decode::{Step, parse_path};
+pub use hpa_core::api::decode::{PathStep, parse_path};
 pub use read::{ReadError, ReadErrorKind, read, read_document};
 pub use resolve::resolve_plain;
 pub use source::NodeSource;
@@ -2101,10 +2101,10 @@ pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
     let mut key_span = None;
     for step in &steps {
         let next = match (step, node.kind()) {
-            (Step::Field(name) | Step::Key(name), NodeKind::Map(_)) => {
+            (PathStep::Field(name) | PathStep::Key(name), NodeKind::Map(_)) => {
                 node.entry(name).map(|e| (e.value, Some(e.key.span())))
             }
-            (Step::Index(i), NodeKind::Seq(mut items)) => items.nth(*i).map(|n| (n, None)),
+            (PathStep::Index(i), NodeKind::Seq(mut items)) => items.nth(*i).map(|n| (n, None)),
             _ => None,
         };
         match next {
@@ -3004,11 +3004,11 @@ mod tests {
         assert_eq!(
             parse_path("metadata.annotations[a.b/c].x[2]"),
             vec![
-                Step::Field("metadata".into()),
-                Step::Field("annotations".into()),
-                Step::Key("a.b/c".into()),
-                Step::Field("x".into()),
-                Step::Index(2)
+                PathStep::Field("metadata".into()),
+                PathStep::Field("annotations".into()),
+                PathStep::Key("a.b/c".into()),
+                PathStep::Field("x".into()),
+                PathStep::Index(2)
             ]
         );
     }

@@ -6,7 +6,7 @@
 //! `controller:` section is `.hpa-lint.yaml`'s type) with [`decode_node_every_error`], which
 //! reports every value it cannot read at once.
 
-use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, Detail, Options, Shape, Strictness};
+use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, DecodeOptions, Detail, Shape, Strictness};
 
 use std::collections::HashSet;
 
@@ -105,7 +105,7 @@ pub fn non_finite<'e>(text: &str, e: &'e SyntaxError) -> Option<(&'e str, String
 /// kube-apiserver's objects: their problems are worded plainly ([`plain_message`]), not as Go's
 /// decoder words them.
 pub fn decode_node<T: Decode + Default>(node: Node<'_>, package: &'static str) -> Result<T, Vec<ReadError>> {
-    decode::decode_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER, Strictness::Strict)
+    decode::decode_from::<T, _>(NodeSource::every_key(node), package, DecodeOptions::KUBE_APISERVER, Strictness::Strict)
         .map(|decoded| decoded.value)
         .map_err(|errors| located(node, errors))
 }
@@ -118,7 +118,7 @@ pub fn decode_node_every_error<T: Decode + Default>(
     node: Node<'_>,
     package: &'static str,
 ) -> Result<T, Vec<ReadError>> {
-    decode::decode_every_error_from::<T, _>(NodeSource::every_key(node), package, Options::KUBE_APISERVER)
+    decode::decode_every_error_from::<T, _>(NodeSource::every_key(node), package, DecodeOptions::KUBE_APISERVER)
         .map_err(|errors| located(node, errors))
 }
 

@@ -22,7 +22,7 @@
 //! ```
 //!
 //! A field added in a later release than the oldest supported says so, and is an unknown
-//! field when the decoder decodes with an older release's types (`Options::in_release`):
+//! field when the decoder decodes with an older release's types (`DecodeOptions::in_release`):
 //!
 //! ```ignore
 //! #[go(since = "1.37")]

@@ -225,6 +225,32 @@ pub struct CrossVersionObjectReference {
     pub api_version: String,
 }
 
+/// `selection.Operator` (`k8s.io/apimachinery/pkg/selection`): how a label requirement
+/// compares a label's value. A `LabelSelector` speaks four of them
+/// ([`SelectionOperator::of_label_selector`]) and its `matchLabels` are `Equals`; a selector
+/// parsed from text (`labels.Parse`) may use all nine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectionOperator {
+    /// `in`
+    In,
+    /// `notin`
+    NotIn,
+    /// `=`
+    Equals,
+    /// `==`
+    DoubleEquals,
+    /// `!=`
+    NotEquals,
+    /// `exists` (a bare key in text)
+    Exists,
+    /// `!` (`!key` in text)
+    DoesNotExist,
+    /// `gt` (`>` in text)
+    GreaterThan,
+    /// `lt` (`<` in text)
+    LessThan,
+}
+
 // === impl LabelSelector ===
 
 impl LabelSelector {
@@ -270,65 +296,19 @@ impl LabelSelector {
     /// key order (Go ranges over a map, so with several bad pairs its first is any of them), then
     /// the expressions in order; the first bad requirement is the error.
     pub fn as_selector_error(&self, release: crate::features::KubernetesVersion) -> Option<String> {
-        use crate::field::{BadValue, FieldError, Path, ValueRendering, aggregate_message};
-        use crate::validation::names;
-        let rendering = ValueRendering::of(release);
-        let requirement = |key: &str, operator: &str, values: &[String]| -> Vec<FieldError> {
-            let mut errs = Vec::new();
-            let key_errors = names::qualified_name(key, release);
-            if !key_errors.is_empty() {
-                errs.push(FieldError::invalid(
-                    &Path::new("key"),
-                    BadValue::Str(key.to_string()),
-                    key_errors.join("; "),
-                ));
-            }
-            let values_path = Path::new("values");
-            let list = || BadValue::Composite {
-                json: go::to_go_json(values).unwrap_or_default(),
-                go_syntax: if values.is_empty() {
-                    "[]string(nil)".to_string()
-                } else {
-                    let quoted: Vec<String> = values.iter().map(|v| go::quote(v)).collect();
-                    format!("[]string{{{}}}", quoted.join(", "))
-                },
-            };
-            let json_null = || BadValue::Composite { json: "null".into(), go_syntax: "[]string(nil)".into() };
-            match operator {
-                "In" | "NotIn" if values.is_empty() => errs.push(FieldError::invalid(
-                    &values_path,
-                    json_null(),
-                    "for 'in', 'notin' operators, values set can't be empty",
-                )),
-                "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::invalid(
-                    &values_path,
-                    list(),
-                    "values set must be empty for exists and does not exist",
-                )),
-                _ => {}
-            }
-            for (i, v) in values.iter().enumerate() {
-                let value_errors = names::label_value(v, release);
-                if !value_errors.is_empty() {
-                    let at = values_path.index(i);
-                    errs.push(FieldError::invalid(&at.key(key), BadValue::Str(v.clone()), value_errors.join("; ")));
-                }
-            }
-            errs.into_iter().map(|e| FieldError { rendering, ..e }).collect()
-        };
         for (k, v) in &self.match_labels {
-            let errs = requirement(k, "Equals", std::slice::from_ref(v));
+            let errs = requirement_errors(k, SelectionOperator::Equals, std::slice::from_ref(v), release);
             if !errs.is_empty() {
-                return Some(aggregate_message(&errs));
+                return Some(crate::field::aggregate_message(&errs));
             }
         }
         for r in &self.match_expressions {
-            if !matches!(r.operator.as_str(), "In" | "NotIn" | "Exists" | "DoesNotExist") {
+            let Some(operator) = SelectionOperator::of_label_selector(&r.operator) else {
                 return Some(format!("{} is not a valid label selector operator", go::quote(&r.operator)));
-            }
-            let errs = requirement(&r.key, &r.operator, &r.values);
+            };
+            let errs = requirement_errors(&r.key, operator, &r.values, release);
             if !errs.is_empty() {
-                return Some(aggregate_message(&errs));
+                return Some(crate::field::aggregate_message(&errs));
             }
         }
         None
@@ -366,6 +346,112 @@ impl LabelSelector {
                 }
             })
     }
+}
+
+// === impl SelectionOperator ===
+
+impl SelectionOperator {
+    /// The operator a `metav1.LabelSelectorOperator` stands for, as `LabelSelectorAsSelector`
+    /// switches on it: `In`, `NotIn`, `Exists` and `DoesNotExist`; `None` for any other, which
+    /// it refuses (`"Gt" is not a valid label selector operator`).
+    pub fn of_label_selector(operator: &str) -> Option<SelectionOperator> {
+        Some(match operator {
+            "In" => SelectionOperator::In,
+            "NotIn" => SelectionOperator::NotIn,
+            "Exists" => SelectionOperator::Exists,
+            "DoesNotExist" => SelectionOperator::DoesNotExist,
+            _ => return None,
+        })
+    }
+}
+
+/// `validateLabelKey` (`k8s.io/apimachinery/pkg/labels/selector.go`): the error of a
+/// requirement's key that is not a qualified name, at `path`, in `release`'s words. `None` for
+/// the path is Go's nil `*field.Path`, which prints as `<nil>`: `labels.Parse` checks the keys
+/// it reads that way (`<nil>: Invalid value: "a b": name part must consist of ...`).
+pub fn label_key_error(
+    key: &str,
+    path: Option<&crate::field::Path<'_>>,
+    release: crate::features::KubernetesVersion,
+) -> Option<crate::field::FieldError> {
+    use crate::field::{BadValue, FieldError, Path, ValueRendering};
+    let problems = crate::validation::names::qualified_name(key, release);
+    if problems.is_empty() {
+        return None;
+    }
+    let error =
+        FieldError::invalid(path.unwrap_or(&Path::new("<nil>")), BadValue::Str(key.to_string()), problems.join("; "));
+    Some(FieldError { rendering: ValueRendering::of(release), ..error })
+}
+
+/// `labels.NewRequirement` (`k8s.io/apimachinery/pkg/labels/selector.go`) with no path: why a
+/// requirement is refused, every error in its order (the key a qualified name; `In`/`NotIn`
+/// with values; `Equals`/`DoubleEquals`/`NotEquals` and `GreaterThan`/`LessThan` with exactly
+/// one, the latter an `int64`; `Exists`/`DoesNotExist` without; then each value a label value),
+/// in `release`'s words. Empty when the requirement stands; upstream returns the list as one
+/// aggregate error ([`aggregate_message`](crate::field::aggregate_message)). The one copy of
+/// these checks: [`LabelSelector::as_selector_error`] and the test API server's `labels.Parse`
+/// call it.
+pub fn requirement_errors(
+    key: &str,
+    operator: SelectionOperator,
+    values: &[String],
+    release: crate::features::KubernetesVersion,
+) -> crate::field::ErrorList {
+    use crate::field::{BadValue, FieldError, Path, ValueRendering};
+    use SelectionOperator as Op;
+    let mut errs = Vec::new();
+    errs.extend(label_key_error(key, Some(&Path::new("key")), release));
+    let values_path = Path::new("values");
+    // `field.Invalid(valuePath, vals, ...)`: the `[]string` as a release prints it.
+    let list = || {
+        if values.is_empty() {
+            BadValue::Composite { json: "null".into(), go_syntax: "[]string(nil)".into() }
+        } else {
+            let quoted: Vec<String> = values.iter().map(|v| go::quote(v)).collect();
+            BadValue::Composite {
+                json: go::to_go_json(values).unwrap_or_default(),
+                go_syntax: format!("[]string{{{}}}", quoted.join(", ")),
+            }
+        }
+    };
+    let count_error = match operator {
+        Op::In | Op::NotIn if values.is_empty() => Some("for 'in', 'notin' operators, values set can't be empty"),
+        Op::Equals | Op::DoubleEquals | Op::NotEquals if values.len() != 1 => {
+            Some("exact-match compatibility requires one single value")
+        }
+        Op::Exists | Op::DoesNotExist if !values.is_empty() => {
+            Some("values set must be empty for exists and does not exist")
+        }
+        Op::GreaterThan | Op::LessThan if values.len() != 1 => {
+            Some("for 'Gt', 'Lt' operators, exactly one value is required")
+        }
+        _ => None,
+    };
+    if let Some(detail) = count_error {
+        errs.push(FieldError::invalid(&values_path, list(), detail));
+    }
+    if matches!(operator, Op::GreaterThan | Op::LessThan) {
+        for (i, v) in values.iter().enumerate() {
+            if v.parse::<i64>().is_err() {
+                errs.push(FieldError::invalid(
+                    &values_path.index(i),
+                    BadValue::Str(v.clone()),
+                    "for 'Gt', 'Lt' operators, the value must be an integer",
+                ));
+            }
+        }
+    }
+    for (i, v) in values.iter().enumerate() {
+        // `validateLabelValue`.
+        let problems = crate::validation::names::label_value(v, release);
+        if !problems.is_empty() {
+            let at = values_path.index(i);
+            errs.push(FieldError::invalid(&at.key(key), BadValue::Str(v.clone()), problems.join("; ")));
+        }
+    }
+    let rendering = ValueRendering::of(release);
+    errs.into_iter().map(|e| FieldError { rendering, ..e }).collect()
 }
 
 /// One entry of an object's `metadata.managedFields` (`metav1.ManagedFieldsEntry`, read in place
@@ -500,6 +586,47 @@ mod tests {
         assert!(error.starts_with("values[0][queue]: Invalid value: \"my queue\": a valid label must be"), "{error}");
         assert_eq!(LabelSelector::default().as_selector_error(latest), None);
         assert_eq!(one(requirement("tier", "NotIn", &["a"])).as_selector_error(latest), None);
+    }
+
+    /// `NewRequirement`'s checks for every operator, and `validateLabelKey` with a nil path
+    /// as `labels.Parse` calls it.
+    #[test]
+    fn requirements_are_checked_as_new_requirement_checks_them() {
+        use crate::features::KubernetesVersion;
+        use SelectionOperator as Op;
+        let latest = KubernetesVersion::LATEST;
+        let message = |key: &str, operator: Op, values: &[&str]| {
+            let values: Vec<String> = values.iter().map(|v| (*v).to_string()).collect();
+            crate::field::aggregate_message(&requirement_errors(key, operator, &values, latest))
+        };
+        assert_eq!(message("n", Op::GreaterThan, &["5"]), "");
+        assert_eq!(message("n", Op::NotEquals, &[""]), "");
+        assert_eq!(
+            message("n", Op::DoubleEquals, &["a", "b"]),
+            "values: Invalid value: [\"a\",\"b\"]: exact-match compatibility requires one single value"
+        );
+        assert_eq!(
+            message("n", Op::LessThan, &[]),
+            "values: Invalid value: null: for 'Gt', 'Lt' operators, exactly one value is required"
+        );
+        assert_eq!(
+            message("n", Op::GreaterThan, &["x"]),
+            "values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer"
+        );
+        let both = message("n", Op::LessThan, &["1", "y z"]);
+        assert!(
+            both.starts_with(
+                "[values: Invalid value: [\"1\",\"y z\"]: for 'Gt', 'Lt' operators, exactly one value is required, values[1]: Invalid value: \"y z\": for 'Gt', 'Lt' operators, the value must be an integer, values[1][n]: Invalid value: \"y z\": a valid label must be"
+            ),
+            "{both}"
+        );
+        let bad_key = message("a b", Op::Exists, &[]);
+        assert!(bad_key.starts_with("key: Invalid value: \"a b\": name part must consist of"), "{bad_key}");
+        let parsed = label_key_error("a:b", None, latest).map(|e| e.to_string()).unwrap_or_default();
+        assert!(parsed.starts_with("<nil>: Invalid value: \"a:b\": name part must consist of"), "{parsed}");
+        assert_eq!(label_key_error("example.com/app", None, latest), None);
+        assert_eq!(SelectionOperator::of_label_selector("NotIn"), Some(Op::NotIn));
+        assert_eq!(SelectionOperator::of_label_selector("Gt"), None);
     }
 
     fn requirement(key: &str, operator: &str, values: &[&str]) -> LabelSelectorRequirement {

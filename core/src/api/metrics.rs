@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::decode::json::JsonSource;
 use super::decode::{
-    Abort, Decode, DecodeError, DecodeErrorKind, Decoder, GoType, Kind, Options, Shape, Source, Step, Strictness,
-    decode_from, parse_path, raw_at,
+    Abort, Decode, DecodeError, DecodeErrorKind, DecodeOptions, Decoder, GoType, Kind, PathStep, Shape, Source,
+    Strictness, decode_from, parse_path, raw_at,
 };
 use super::meta::{LabelSelector, ObjectMeta};
 use super::quantity::Quantity;
@@ -288,7 +288,7 @@ pub fn decode_list<L: Decode + Default>(items: &[Item<'_>], release: KubernetesV
         text.push_str(item);
     }
     text.push_str("]}");
-    let options = Options::KUBE_APISERVER.in_release(release);
+    let options = DecodeOptions::KUBE_APISERVER.in_release(release);
     let errors = match decode_from::<L, _>(JsonSource::new(&text), "v1beta1", options, Strictness::Lenient) {
         Ok(decoded) => return Ok(decoded.value),
         Err(errors) => errors,
@@ -299,10 +299,10 @@ pub fn decode_list<L: Decode + Default>(items: &[Item<'_>], release: KubernetesV
         .unwrap_or_else(|| DecodeError::new(DecodeErrorKind::InvalidValue, "", "the answer cannot be decoded"));
     // `items[3].containers[0].usage.cpu`: item 3, field `containers[0].usage.cpu`.
     let mut steps = parse_path(&error.path).into_iter();
-    let (Some(Step::Field(_)), Some(Step::Index(item))) = (steps.next(), steps.next()) else {
+    let (Some(PathStep::Field(_)), Some(PathStep::Index(item))) = (steps.next(), steps.next()) else {
         return Err(AnswerError { item: 0, field: error.path, written: None, message: error.message });
     };
-    let within: Vec<Step> = steps.collect();
+    let within: Vec<PathStep> = steps.collect();
     let field = error.path.split_once(']').map(|(_, rest)| rest.trim_start_matches('.')).unwrap_or_default();
     let written =
         texts.get(item).filter(|_| !within.is_empty()).and_then(|t| raw_at(JsonSource::new(t), &within)).map(|raw| {

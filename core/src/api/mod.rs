@@ -256,7 +256,7 @@ pub fn decode(value: &Value) -> Result<VersionedHpa, Vec<DecodeError>> {
 /// [`decode()`] does from a value but reading the text as written: a number literal such as `-0`
 /// or `1e2` and a key given twice reach the decoder as kube-apiserver receives them.
 pub fn decode_text(text: &str) -> Result<VersionedHpa, Vec<DecodeError>> {
-    decode_json_with(text, Strictness::Strict, decode::Options::KUBE_APISERVER).map(|d| d.value)
+    decode_json_with(text, Strictness::Strict, decode::DecodeOptions::KUBE_APISERVER).map(|d| d.value)
 }
 
 /// Decodes one HPA from JSON text as kube-apiserver decodes a request body: its `kind` and
@@ -268,13 +268,13 @@ pub fn decode_json(
     strictness: Strictness,
     release: KubernetesVersion,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
-    decode_json_with(text, strictness, decode::Options::KUBE_APISERVER.in_release(release))
+    decode_json_with(text, strictness, decode::DecodeOptions::KUBE_APISERVER.in_release(release))
 }
 
 fn decode_json_with(
     text: &str,
     strictness: Strictness,
-    options: decode::Options,
+    options: decode::DecodeOptions,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     let (kind, api_version) = match json_type_meta(text) {
         Ok(meta) => meta,
@@ -292,7 +292,7 @@ pub fn decode_json_expecting(
     strictness: Strictness,
     release: KubernetesVersion,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
-    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    let options = decode::DecodeOptions::KUBE_APISERVER.in_release(release);
     match decode_json_version(text, version, strictness, options) {
         Ok(d) if d.value.type_meta() == (KIND, version.as_str()) => Ok(d),
         _ => decode_json_with(text, strictness, options),
@@ -303,7 +303,7 @@ fn decode_json_version(
     text: &str,
     version: ApiVersion,
     strictness: Strictness,
-    options: decode::Options,
+    options: decode::DecodeOptions,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     let mut source = decode::json::JsonSource::new(text);
     let decoded = decode_version(version, &mut source, strictness, options);
@@ -372,7 +372,7 @@ pub fn decode_source<'de, S: decode::Source<'de>>(
     strictness: Strictness,
     release: KubernetesVersion,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
-    let options = decode::Options::KUBE_APISERVER.in_release(release);
+    let options = decode::DecodeOptions::KUBE_APISERVER.in_release(release);
     decode_version(version_of(kind, api_version)?, source, strictness, options)
 }
 
@@ -402,13 +402,13 @@ fn decode_version<'de, S: decode::Source<'de>>(
     version: ApiVersion,
     source: S,
     strictness: Strictness,
-    options: decode::Options,
+    options: decode::DecodeOptions,
 ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>> {
     fn with<'de, T, S>(
         version: ApiVersion,
         source: S,
         strictness: Strictness,
-        options: decode::Options,
+        options: decode::DecodeOptions,
         wrap: fn(T) -> VersionedHpa,
     ) -> Result<Decoded<VersionedHpa>, Vec<DecodeError>>
     where
@@ -431,7 +431,8 @@ fn decode_version<'de, S: decode::Source<'de>>(
 pub fn decode_as<T: decode::Decode + Default>(value: &Value) -> Result<T, Vec<DecodeError>> {
     let text = value.to_string();
     let mut source = decode::json::JsonSource::new(&text);
-    let decoded = decode::decode_from::<T, _>(&mut source, "v2", decode::Options::KUBE_APISERVER, Strictness::Strict)?;
+    let decoded =
+        decode::decode_from::<T, _>(&mut source, "v2", decode::DecodeOptions::KUBE_APISERVER, Strictness::Strict)?;
     Ok(decoded.value)
 }
 

@@ -8,7 +8,7 @@
 //! `k8s.io/api` release-1.36 vs master `autoscaling/v2/types.go`).
 //!
 //! Decoding knows it from the field's `#[go(since = "1.37")]`: the decoder, given a release
-//! ([`super::decode::Options::in_release`], [`super::decode_json`], [`super::decode_source`]),
+//! ([`super::decode::DecodeOptions::in_release`], [`super::decode_json`], [`super::decode_source`]),
 //! treats the field as any other unknown field. What is here is for values that do not come
 //! from a decode: the internal form after conversion, which in an older release has no room
 //! for the field.

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::api::Quantity;
 use crate::api::decode::json::JsonSource;
-use crate::api::decode::{self, Decode, Options, Source, Strictness};
+use crate::api::decode::{self, Decode, DecodeOptions, Source, Strictness};
 use crate::api::v2::{HPAScalingPolicy, HPAScalingRules, HorizontalPodAutoscalerBehavior};
 use crate::features::KubernetesVersion;
 
@@ -52,7 +52,7 @@ pub struct AnnotationProblem {
 }
 
 /// Decodes an annotation value as `release`'s kube-apiserver does, with Go's plain
-/// `json.Unmarshal` (hpa-core's decoder with [`Options::ENCODING_JSON`]: keys also match
+/// `json.Unmarshal` (hpa-core's decoder with [`DecodeOptions::ENCODING_JSON`]: keys also match
 /// case-insensitively, unknown fields are ignored; quantities parse as the release's
 /// `ParseQuantity`), naming types as the `package` Go package does (`v1` for the annotation
 /// metric types, `autoscaling` for the internal behavior). `None` when kube-apiserver ignores
@@ -65,7 +65,7 @@ pub fn decode_lenient<T: Decode + Default>(
     problems: &mut Vec<AnnotationProblem>,
 ) -> Option<T> {
     let mut source = JsonSource::new(raw);
-    let options = Options::ENCODING_JSON.in_release(release);
+    let options = DecodeOptions::ENCODING_JSON.in_release(release);
     let result = decode::decode_from::<T, _>(&mut source, package, options, Strictness::Lenient);
     let syntax = match &result {
         Ok(_) => source.finish().err(),

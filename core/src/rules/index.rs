@@ -12,8 +12,8 @@ use std::collections::hash_map;
 use std::sync::OnceLock;
 
 use super::objects::{
-    Coverage, CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Source, Vpa,
-    Workload, pods_overlap,
+    Coverage, CustomResourceDefinition, LimitRange, ObjectId, Objects, Pdb, RuntimeClass, ScaledObject, Vpa, Workload,
+    WorldSource, pods_overlap,
 };
 
 /// The index's hash maps: std's, hashing with foldhash (seeded per process) instead of SipHash.
@@ -706,8 +706,8 @@ impl<H: Sync> Objects for ObjectIndex<H> {
         self.coverage.as_ref().is_none_or(|c| c.holds(group, kind, namespace, name))
     }
 
-    fn source(&self) -> Source {
-        if self.coverage.is_some() { Source::Cluster } else { Source::Manifests }
+    fn source(&self) -> WorldSource {
+        if self.coverage.is_some() { WorldSource::Cluster } else { WorldSource::Manifests }
     }
 
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {

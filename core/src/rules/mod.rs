@@ -339,7 +339,7 @@ impl<'a> Context<'a> {
     /// of the set, that workload: it is never created, so Argo Rollouts cannot resolve the
     /// reference (`informerBasedTemplateResolver.Resolve`: not found) and the Rollout makes no
     /// pods. `None` when kube-apiserver takes them, and whenever the objects were read from a
-    /// cluster or hpa-webhook's context cache ([`objects::Source`]): those were admitted
+    /// cluster or hpa-webhook's context cache ([`objects::WorldSource`]): those were admitted
     /// (kube-apiserver validates a workload before any validating webhook sees it), so none is
     /// refused, whatever this model of validation says of it.
     pub fn refusal_of<'w>(&self, w: &'w objects::Workload) -> Option<Refusal<'w>>
@@ -347,7 +347,7 @@ impl<'a> Context<'a> {
         'a: 'w,
     {
         let objects = self.objects?;
-        if objects.source() != objects::Source::Manifests {
+        if objects.source() != objects::WorldSource::Manifests {
             return None;
         }
         let release = self.settings.gates().version();

@@ -943,7 +943,7 @@ pub struct LimitRangeItem {
 
 /// Where a world's objects were read from ([`Objects::source`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Source {
+pub enum WorldSource {
     /// A manifest set: files, standard input, rendered charts.
     #[default]
     Manifests,
@@ -953,15 +953,15 @@ pub enum Source {
     ContextCache,
 }
 
-impl Source {
+impl WorldSource {
     /// The one wording of an absence, `what` (`Deployment shop/web`) not found where the world
     /// was read: `no Deployment shop/web among the checked manifests`, `... in the cluster`, or
     /// `... in the cluster (as hpa-webhook's context cache sees it)`.
     pub fn absent(self, what: impl std::fmt::Display) -> String {
         match self {
-            Source::Manifests => format!("no {what} among the checked manifests"),
-            Source::Cluster => format!("no {what} in the cluster"),
-            Source::ContextCache => format!("no {what} in the cluster (as hpa-webhook's context cache sees it)"),
+            WorldSource::Manifests => format!("no {what} among the checked manifests"),
+            WorldSource::Cluster => format!("no {what} in the cluster"),
+            WorldSource::ContextCache => format!("no {what} in the cluster (as hpa-webhook's context cache sees it)"),
         }
     }
 }
@@ -1069,10 +1069,10 @@ pub trait Objects: Sync {
         true
     }
     /// Where the world's objects were read from, as a finding that concludes from an absence
-    /// words it ([`Source::absent`]). Manifests by default: a world that wraps another forwards
+    /// words it ([`WorldSource::absent`]). Manifests by default: a world that wraps another forwards
     /// it.
-    fn source(&self) -> Source {
-        Source::Manifests
+    fn source(&self) -> WorldSource {
+        WorldSource::Manifests
     }
     /// Any object with this name in the namespace whose kind matches case-insensitively.
     fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;

@@ -1,7 +1,7 @@
 //! HPA408 `vpa-conflict`: an HPA and a VPA both acting on cpu or memory of one workload.
 
 use super::objects::{
-    Source, TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, Vpa, describe_containers,
+    TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, Vpa, WorldSource, describe_containers,
 };
 use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
@@ -212,7 +212,7 @@ impl Rule for VpaConflict {
             // kubectl finds no resource for a group or version the VPA's CRD does not serve.
             let version = crate::api::GroupVersion::parse_or_empty(&vpa.id.api_version);
             let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
-            if objects.source() == Source::Manifests && !served {
+            if objects.source() == WorldSource::Manifests && !served {
                 out.push(unserved(vpa));
                 continue;
             }
@@ -222,7 +222,7 @@ impl Rule for VpaConflict {
             }
             // A VPA read from a cluster was stored: the admission controller let it in, or did
             // not run. One still to be applied is created only if it admits it.
-            if objects.source() == Source::Manifests && !vpa.admission_refusal.is_empty() {
+            if objects.source() == WorldSource::Manifests && !vpa.admission_refusal.is_empty() {
                 out.push(refused_by_admission(vpa));
                 continue;
             }
@@ -327,11 +327,11 @@ struct Acting<'a> {
 
 impl<'a> Acting<'a> {
     /// The VPAs of `on_target` (those naming the target) the components pick from.
-    fn of(on_target: &[&'a Vpa], source: Source) -> Acting<'a> {
+    fn of(on_target: &[&'a Vpa], source: WorldSource) -> Acting<'a> {
         let exists = |v: &Vpa| {
             let version = crate::api::GroupVersion::parse_or_empty(&v.id.api_version);
             let served = version.group() == VPA_GROUP && version.version() == VPA_VERSION;
-            v.refused.is_empty() && (source != Source::Manifests || (served && v.admission_refusal.is_empty()))
+            v.refused.is_empty() && (source != WorldSource::Manifests || (served && v.admission_refusal.is_empty()))
         };
         let mut admitted: Vec<&Vpa> =
             on_target.iter().copied().filter(|v| exists(v) && v.update_mode != "Off").collect();
@@ -351,7 +351,7 @@ impl<'a> Acting<'a> {
     /// What the finding on `vpa` adds, when several VPAs are given to the components: which of
     /// them picks it (`Some("")` when it is the only one); `None` when none does, and `vpa` sets
     /// no request of the target's pods.
-    fn says(&self, vpa: &Vpa, source: Source) -> Option<String> {
+    fn says(&self, vpa: &Vpa, source: WorldSource) -> Option<String> {
         if self.admitted.len() < 2 {
             return Some(String::new());
         }
@@ -360,7 +360,7 @@ impl<'a> Acting<'a> {
         let by_updater = is(self.updater.as_ref());
         // VPAs of a manifest set have no creation time: applied together, they are created
         // in the same second, and the VPA compares names.
-        let (first, same_second) = if source == Source::Manifests {
+        let (first, same_second) = if source == WorldSource::Manifests {
             ("first by name", " (VPAs applied together are created in the same second)")
         } else {
             ("created first", "")

@@ -50,7 +50,11 @@ crate::declare_rule! {
     /// rollout` when it also writes a template): it makes no pods either, in files and live.
     /// Such a target is never created, or makes no pods: the rules about them (HPA104, HPA201,
     /// HPA202, HPA407, HPA408) say nothing of it, and this error is the one finding; several
-    /// HPAs scaling it make one finding, from the first of them, pointing at each.
+    /// HPAs scaling it make one finding, from the first of them, pointing at each. So do several
+    /// Argo Rollouts whose `spec.workloadRef` names one workload kube-apiserver refuses: one
+    /// finding on that workload, naming each Rollout (by name, up to five) and pointing at each
+    /// Rollout's `spec.workloadRef` and each HPA's `spec.scaleTargetRef`, from the first HPA of
+    /// the first Rollout by name.
     /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
     /// never said to be refused.
     ///
@@ -207,10 +211,14 @@ impl Rule for WorkloadSetsReplicas {
 /// target `w`, or the workload an Argo Rollout target's `spec.workloadRef` names, which Argo
 /// Rollouts then cannot resolve. Said once, by the first HPA of those that scale `w` in the
 /// set's order (`None` for the others, which the finding points at too): one problem, however
-/// many HPAs scale the workload.
+/// many HPAs scale the workload. So for every Argo Rollout whose `spec.workloadRef` names the
+/// refused workload ([`rollouts_taking`]): one finding, by the first HPA of the first of them
+/// by name that has one, naming each Rollout and pointing at each.
 fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
     let Refusal { workload: refused, field, message: error } = refusal;
-    let hpas = hpas_saying(cx, w)?;
+    let rollouts = if std::ptr::eq(*refused, w) { vec![w.id.clone()] } else { rollouts_taking(cx, refused, w) };
+    let hpas = hpas_saying_for(cx, &rollouts)?;
+    let hpas = hpas.as_slice();
     let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
         "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
     } else if field == "spec.selector" {
@@ -248,9 +256,14 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
         // (`createInvalidRolloutCondition`).
         let group = crate::api::GroupVersion::parse_or_empty(&refused.id.api_version);
         let resource = format!("{}s.{}", refused.id.kind.to_ascii_lowercase(), group.group());
+        let first = rollouts.first().map_or(w.id.name.as_str(), |r| r.name.as_str());
+        let (makes, likewise) = if rollouts.len() > 1 { ("make", ", and likewise of each") } else { ("makes", "") };
         format!(
-            "kube-apiserver rejects {} ({error}), so {}, whose spec.workloadRef names it, makes no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found): there is nothing to scale",
-            refused.id, w.id, w.id.name, refused.id.name
+            "kube-apiserver rejects {} ({error}), so {}, whose spec.workloadRef names it, {makes} no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found{likewise}): there is nothing to scale",
+            refused.id,
+            and_list(&rollouts),
+            first,
+            refused.id.name
         )
     };
     // kube-apiserver names the template's labels `spec.template.labels` (its internal
@@ -267,12 +280,58 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
     let label = if std::ptr::eq(*refused, w) { "this HPA scales it" } else { "this HPA scales the Rollout" };
     f = scaled_by(cx, f, hpas, label);
     if !std::ptr::eq(*refused, w) {
-        f = f.related(
-            Location::Object { id: w.id.clone(), path: "spec.workloadRef".into() },
-            "takes its pod template from it",
-        );
+        for rollout in rollouts.iter().take(MAX_NAMED) {
+            f = f.related(
+                Location::Object { id: rollout.clone(), path: "spec.workloadRef".into() },
+                "takes its pod template from it",
+            );
+        }
     }
     Some(f)
+}
+
+/// At most this many Rollouts are named in a message and pointed at (as HPA407 names HPAs).
+const MAX_NAMED: usize = 5;
+
+/// The Argo Rollouts of `w`'s namespace whose pods are made from `template` (their
+/// `spec.workloadRef` names it: [`Objects::pod_template_of`](super::objects::Objects::pod_template_of)),
+/// `w` among them, sorted by name.
+fn rollouts_taking(cx: &Context<'_>, template: &Workload, w: &Workload) -> Vec<super::ObjectId> {
+    let Some(objects) = cx.objects else { return vec![w.id.clone()] };
+    let mut rollouts: Vec<super::ObjectId> = objects
+        .workloads_of(&w.id.namespace)
+        .into_iter()
+        .filter(|r| r.id.kind == w.id.kind && r.workload_ref.is_some())
+        .filter(|r| objects.pod_template_of(r).is_some_and(|t| t.id == template.id))
+        .map(|r| r.id.clone())
+        .collect();
+    if !rollouts.contains(&w.id) {
+        rollouts.push(w.id.clone());
+    }
+    rollouts.sort_by(|a, b| a.name.cmp(&b.name));
+    rollouts
+}
+
+/// `Rollout shop/a`, `Rollout shop/a and Rollout shop/b`, `Rollout shop/a, Rollout shop/b and 3
+/// more`: up to [`MAX_NAMED`].
+fn and_list(workloads: &[super::ObjectId]) -> String {
+    let named: Vec<String> = workloads.iter().take(MAX_NAMED).map(ToString::to_string).collect();
+    let more = workloads.len().saturating_sub(MAX_NAMED);
+    match (named.split_last(), more) {
+        (Some((last, rest)), 0) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        (_, 0) => named.join(", "),
+        (_, more) => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
+/// [`hpas_saying`] over several targets (the Rollouts taking one refused template): the HPAs
+/// that scale any of them, target by target in the order given; this HPA says the finding when
+/// it is the first of them (or not among them).
+fn hpas_saying_for(cx: &Context<'_>, targets: &[super::ObjectId]) -> Option<Vec<super::ObjectId>> {
+    let objects = cx.objects?;
+    let hpas: Vec<super::ObjectId> =
+        targets.iter().flat_map(|t| objects.hpas_targeting(&t.namespace, &t.kind, &t.name)).cloned().collect();
+    says(cx, objects, &hpas).then_some(hpas)
 }
 
 /// The HPAs that scale `w` (`Objects::hpas_targeting`), when the finding about `w` itself (a
@@ -283,14 +342,17 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
 fn hpas_saying<'a>(cx: &Context<'a>, w: &Workload) -> Option<&'a [super::ObjectId]> {
     let objects = cx.objects?;
     let hpas = objects.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name);
-    match (hpas.first(), cx.id) {
+    says(cx, objects, hpas).then_some(hpas)
+}
+
+/// Whether this HPA says the finding that `hpas` (this one among them, or not) share: it is the
+/// first of them, or not among them, or the webhook's HPA under review.
+fn says(cx: &Context<'_>, objects: &dyn super::objects::Objects, hpas: &[super::ObjectId]) -> bool {
+    !matches!(
+        (hpas.first(), cx.id),
         (Some(first), Some(me))
-            if first != me && hpas.contains(me) && objects.source() != super::objects::Source::ContextCache =>
-        {
-            None
-        }
-        _ => Some(hpas),
-    }
+            if first != me && hpas.contains(me) && objects.source() != super::objects::WorldSource::ContextCache
+    )
 }
 
 /// `f` pointing at this HPA's `spec.scaleTargetRef` and at those of up to a few other `hpas`

@@ -8,7 +8,7 @@ use hpa_core::api::v2::{
 };
 use hpa_core::api::{self, ApiVersion};
 use hpa_core::check::{self, Admission};
-use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, Source, Valued};
+use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, ValueSource, Valued};
 use hpa_core::evaluator::HPAControllerConfiguration;
 use hpa_core::evaluator::timing::{self, Run};
 use hpa_core::features::{FeatureGates, Gate};
@@ -210,8 +210,8 @@ fn policy_text(p: &HPAScalingPolicy) -> String {
 /// flags it is ([`Valued::origin`]); the command line knows who set that flag.
 enum Origin<'a> {
     /// Not the controller's (set by the user, a policy, Kubernetes' defaulting), or one of its
-    /// constants: hpa-core's [`Source`] says it all.
-    Core(Source),
+    /// constants: hpa-core's [`ValueSource`] says it all.
+    Core(ValueSource),
     /// A kube-controller-manager flag, and who set it.
     Flag(&'static str, &'a Provenance),
 }
@@ -219,7 +219,7 @@ enum Origin<'a> {
 impl Origin<'_> {
     fn of<'a, T>(v: &Valued<T>, provenances: &'a Provenances) -> Origin<'a> {
         match v.origin.and_then(|flag| provenances.of_flag(flag).map(|p| (flag, p))) {
-            Some((flag, p)) if v.source == Source::ControllerDefault => Origin::Flag(flag, p),
+            Some((flag, p)) if v.source == ValueSource::ControllerDefault => Origin::Flag(flag, p),
             _ => Origin::Core(v.source),
         }
     }
@@ -228,7 +228,7 @@ impl Origin<'_> {
     fn json(&self) -> (&'static str, Option<String>) {
         match self {
             Origin::Core(source) => (source.as_str(), None),
-            Origin::Flag(_, Provenance::ControllerDefault) => (Source::ControllerDefault.as_str(), None),
+            Origin::Flag(_, Provenance::ControllerDefault) => (ValueSource::ControllerDefault.as_str(), None),
             Origin::Flag(_, Provenance::ConfigurationFile(path)) => {
                 ("configuration-file", Some(path.display().to_string()))
             }
@@ -238,7 +238,7 @@ impl Origin<'_> {
     }
 }
 
-/// A value with where it comes from: `source` (hpa-core's [`Source::as_str`], or for a
+/// A value with where it comes from: `source` (hpa-core's [`ValueSource::as_str`], or for a
 /// controller flag set by other than its default `configuration-file`, `scenario` or
 /// `command-line`), `from` (the flag or constant) and, from a configuration file, `file`.
 fn valued_json<T: serde::Serialize>(v: &Valued<T>, provenances: &Provenances) -> Value {
@@ -257,7 +257,9 @@ fn valued_json<T: serde::Serialize>(v: &Valued<T>, provenances: &Provenances) ->
 /// Where a value comes from, for people; a controller value names its flag.
 fn source_text<T>(v: &Valued<T>, provenances: &Provenances) -> String {
     match (Origin::of(v, provenances), v.origin) {
-        (Origin::Flag(flag, Provenance::ControllerDefault), _) => format!("{} ({flag})", Source::ControllerDefault),
+        (Origin::Flag(flag, Provenance::ControllerDefault), _) => {
+            format!("{} ({flag})", ValueSource::ControllerDefault)
+        }
         (Origin::Flag(flag, Provenance::ConfigurationFile(path)), _) => {
             format!("configuration file {} ({flag})", path.display())
         }
@@ -266,7 +268,7 @@ fn source_text<T>(v: &Valued<T>, provenances: &Provenances) -> String {
             Some(name) => format!("command line {name} ({flag})"),
             None => format!("command line ({flag})"),
         },
-        (Origin::Core(source), Some(constant)) if source == Source::ControllerDefault => {
+        (Origin::Core(source), Some(constant)) if source == ValueSource::ControllerDefault => {
             format!("{source} ({constant})")
         }
         (Origin::Core(source), _) => source.to_string(),

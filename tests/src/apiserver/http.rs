@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
+use hpa_core::api::LabelSelector;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
-use super::labels::{self, Requirement};
+use super::labels;
 use super::store::{self, Resource, Store};
 use super::{Fault, Logged, Shared, TOKEN, lock};
 
@@ -94,6 +95,16 @@ fn ok(body: &Value) -> Response<Body> {
 }
 
 /// A `Status` failure as kube-apiserver writes it.
+/// The `reason` of a `Status` a [`Fault`] answers with `code` (`metav1.StatusReason`).
+fn fault_reason(code: u16) -> &'static str {
+    match code {
+        403 => "Forbidden",
+        404 => "NotFound",
+        500 => "InternalError",
+        _ => "ServiceUnavailable",
+    }
+}
+
 fn status(code: u16, reason: &str, message: &str, details: Value) -> Response<Body> {
     let mut body = json!({
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -147,10 +158,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
                 .body(Full::new(Bytes::from_static(b"Too many requests, please try again later.\n")).boxed())
                 .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()));
         }
-        Some(Fault::Status(code, message)) => {
-            let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
-            return status(code, reason, &message, Value::Null);
-        }
+        Some(Fault::Status(code, message)) => return status(code, fault_reason(code), &message, Value::Null),
         Some(Fault::Text(code, text)) => {
             return Response::builder()
                 .status(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
@@ -161,8 +169,7 @@ async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
         }
         Some(Fault::Delay(d)) => tokio::time::sleep(d).await,
         Some(Fault::ListStatus(code, message)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
-            let reason = if code == 500 { "InternalError" } else { "ServiceUnavailable" };
-            return status(code, reason, &message, Value::Null);
+            return status(code, fault_reason(code), &message, Value::Null);
         }
         Some(Fault::Body(text)) if !query.split('&').any(|p| p == "watch=true" || p == "watch=1") => {
             return Response::builder()
@@ -274,7 +281,7 @@ fn decode(s: &str) -> String {
 
 fn served_groups(store: &Store) -> Vec<(String, Vec<String>)> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for r in store.resources.iter().filter(|r| !r.group.is_empty()) {
+    for r in store.resources.iter().filter(|r| !r.group.is_empty() && !r.versions.is_empty()) {
         match groups.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) => {
                 for v in &r.versions {
@@ -431,7 +438,7 @@ async fn objects(shared: &Arc<Shared>, group: &str, version: &str, rest: &[&str]
     let labels = match labels::parse(params.get("labelSelector").unwrap_or_default()) {
         Ok(labels) => labels,
         Err(message) if rest.is_empty() => return status(400, "BadRequest", &message, Value::Null),
-        Err(_) => Vec::new(),
+        Err(_) => LabelSelector::default(),
     };
     if rest.is_empty()
         && let Some(message) = store::field_selector_error(&resource, params.get("fieldSelector").unwrap_or_default())
@@ -557,7 +564,7 @@ fn list(
     version: &str,
     namespace: Option<&str>,
     params: &Params,
-    labels: &[Requirement],
+    labels: &LabelSelector,
 ) -> Response<Body> {
     let store = shared.store();
     let limit: usize = params.get("limit").and_then(|l| l.parse().ok()).unwrap_or(0);
@@ -632,7 +639,7 @@ fn watch(
     version: &str,
     namespace: Option<String>,
     params: &Params,
-    labels: Vec<Requirement>,
+    labels: LabelSelector,
 ) -> Response<Body> {
     let from: Option<u64> =
         params.get("resourceVersion").filter(|v| !v.is_empty() && *v != "0").and_then(|v| v.parse().ok());

@@ -4,80 +4,29 @@
 //! (`Convert_string_To_labels_Selector`), answering an error as a 400 `BadRequest` whose
 //! message is the error.
 
+use hpa_core::api::LabelSelector;
+use hpa_core::api::meta::{LabelSelectorRequirement, SelectionOperator, label_key_error, requirement_errors};
 use hpa_core::features::KubernetesVersion;
-use hpa_core::go;
-use hpa_core::validation::names;
+use hpa_core::field::aggregate_message;
 use serde_json::Value;
 
-/// A requirement's operator (`selection.Operator`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operator {
-    /// `key in (a,b)`
-    In,
-    /// `key notin (a,b)`
-    NotIn,
-    /// `key=a` or `key==a`
-    Equals,
-    /// `key!=a`
-    NotEquals,
-    /// `key`
-    Exists,
-    /// `!key`
-    DoesNotExist,
-    /// `key>1`
-    GreaterThan,
-    /// `key<1`
-    LessThan,
-}
-
-/// One requirement of a parsed selector: the key, the operator and the values (sorted,
-/// without duplicates, as `sets.String.List` gives them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requirement {
-    /// The label key.
-    pub key: String,
-    /// How the label's value is compared.
-    pub operator: Operator,
-    /// The values compared with.
-    pub values: Vec<String>,
-}
-
-impl Requirement {
-    /// `Requirement.Matches`: whether labels (a JSON object of strings, or none) satisfy it.
-    pub fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
-        let value = labels.and_then(|l| l.get(&self.key)).and_then(Value::as_str);
-        let has = |v: &str| self.values.iter().any(|x| x == v);
-        match self.operator {
-            Operator::In | Operator::Equals => value.is_some_and(has),
-            Operator::NotIn | Operator::NotEquals => value.is_none_or(|v| !has(v)),
-            Operator::Exists => value.is_some(),
-            Operator::DoesNotExist => value.is_none(),
-            Operator::GreaterThan | Operator::LessThan => {
-                let (Some(actual), [wanted]) = (value.and_then(|v| v.parse::<i64>().ok()), self.values.as_slice())
-                else {
-                    return false;
-                };
-                let Ok(wanted) = wanted.parse::<i64>() else { return false };
-                if self.operator == Operator::GreaterThan { actual > wanted } else { actual < wanted }
-            }
-        }
-    }
-}
-
-/// Whether an object's labels satisfy every requirement of a parsed selector.
-pub fn matches(object: &Value, requirements: &[Requirement]) -> bool {
+/// Whether an object's labels satisfy a parsed selector: hpa-core's one matcher
+/// ([`LabelSelector::matches_by`], `Requirement.Matches`).
+pub fn matches(object: &Value, selector: &LabelSelector) -> bool {
     let labels = object.pointer("/metadata/labels").and_then(Value::as_object);
-    requirements.iter().all(|r| r.matches(labels))
+    selector.matches_by(|key| labels.and_then(|l| l.get(key)).and_then(Value::as_str))
 }
 
-/// `labels.Parse`: the requirements of `selector`, sorted by key, or the error in
+/// `labels.Parse`: the requirements of `selector`, sorted by key, as the expressions of a
+/// [`LabelSelector`] (`=`/`==` as `In` and `!=` as `NotIn` with their one value, `>`/`<` as `Gt`/`Lt`;
+/// values sorted, without duplicates, as `sets.String.List` gives them), or the error in
 /// apimachinery's words (`unable to parse requirement: <nil>: Invalid value: "a b": name part
 /// must consist of ...`, `found ')', expected: !, identifier, or 'end of string'`).
-pub fn parse(selector: &str) -> Result<Vec<Requirement>, String> {
+pub fn parse(selector: &str) -> Result<LabelSelector, String> {
     let mut parser = Parser { items: lex(selector), position: 0 };
     let mut requirements = parser.parse()?;
     requirements.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(requirements)
+    Ok(LabelSelector { match_labels: Default::default(), match_expressions: requirements })
 }
 
 /// A token of the lexer (`Token`), with its literal.
@@ -262,7 +211,7 @@ impl Parser {
     }
 
     /// `parse`: requirements separated by commas.
-    fn parse(&mut self) -> Result<Vec<Requirement>, String> {
+    fn parse(&mut self) -> Result<Vec<LabelSelectorRequirement>, String> {
         let mut requirements = Vec::new();
         loop {
             let (token, literal) = self.lookahead(Context::Values);
@@ -288,51 +237,63 @@ impl Parser {
         }
     }
 
-    /// `parseRequirement`, then `NewRequirement`'s checks of what it read.
-    fn requirement(&mut self) -> Result<Requirement, String> {
+    /// `parseRequirement`, then `NewRequirement`'s checks of what it read (hpa-core's
+    /// [`requirement_errors`]), as a [`LabelSelector`]'s expression.
+    fn requirement(&mut self) -> Result<LabelSelectorRequirement, String> {
         let (key, inferred) = self.key_and_inferred_operator()?;
         let (operator, values) = match inferred {
             Some(op) => (op, Vec::new()),
             None => {
                 let (token, literal) = self.consume(Context::KeyAndOperator);
                 let operator = match token {
-                    Token::In => Operator::In,
-                    Token::Equals | Token::DoubleEquals => Operator::Equals,
-                    Token::GreaterThan => Operator::GreaterThan,
-                    Token::LessThan => Operator::LessThan,
-                    Token::NotIn => Operator::NotIn,
-                    Token::NotEquals => Operator::NotEquals,
+                    Token::In => SelectionOperator::In,
+                    Token::Equals => SelectionOperator::Equals,
+                    Token::DoubleEquals => SelectionOperator::DoubleEquals,
+                    Token::GreaterThan => SelectionOperator::GreaterThan,
+                    Token::LessThan => SelectionOperator::LessThan,
+                    Token::NotIn => SelectionOperator::NotIn,
+                    Token::NotEquals => SelectionOperator::NotEquals,
                     _ => return Err(format!("found '{literal}', expected: {BINARY_OPERATORS}")),
                 };
                 let values = match operator {
-                    Operator::In | Operator::NotIn => self.values()?,
+                    SelectionOperator::In | SelectionOperator::NotIn => self.values()?,
                     _ => self.exact_value()?,
                 };
                 (operator, values)
             }
         };
-        check(&key, operator, &values)?;
-        Ok(Requirement { key, operator, values })
+        let errors = requirement_errors(&key, operator, &values, KubernetesVersion::LATEST);
+        if !errors.is_empty() {
+            return Err(aggregate_message(&errors));
+        }
+        let operator = match operator {
+            SelectionOperator::In | SelectionOperator::Equals | SelectionOperator::DoubleEquals => "In",
+            SelectionOperator::NotIn | SelectionOperator::NotEquals => "NotIn",
+            SelectionOperator::Exists => "Exists",
+            SelectionOperator::DoesNotExist => "DoesNotExist",
+            SelectionOperator::GreaterThan => "Gt",
+            SelectionOperator::LessThan => "Lt",
+        };
+        Ok(LabelSelectorRequirement { key, operator: operator.to_string(), values })
     }
 
     /// `parseKeyAndInferOperator`: the key, and `Exists`/`DoesNotExist` where no binary operator
     /// follows (`!key` stays `DoesNotExist` whatever follows).
-    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<Operator>), String> {
+    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<SelectionOperator>), String> {
         let (mut token, mut literal) = self.consume(Context::Values);
         let mut operator = None;
         if token == Token::Not {
-            operator = Some(Operator::DoesNotExist);
+            operator = Some(SelectionOperator::DoesNotExist);
             (token, literal) = self.consume(Context::Values);
         }
         if token != Token::Identifier {
             return Err(format!("found '{literal}', expected: identifier"));
         }
-        let errors = names::qualified_name(&literal, KubernetesVersion::LATEST);
-        if !errors.is_empty() {
-            return Err(format!("<nil>: Invalid value: {}: {}", go::quote(&literal), errors.join("; ")));
+        if let Some(error) = label_key_error(&literal, None, KubernetesVersion::LATEST) {
+            return Err(error.to_string());
         }
         if operator.is_none() && matches!(self.lookahead(Context::Values).0, Token::End | Token::Comma) {
-            operator = Some(Operator::Exists);
+            operator = Some(SelectionOperator::Exists);
         }
         Ok((literal, operator))
     }
@@ -407,34 +368,6 @@ impl Parser {
     }
 }
 
-/// `NewRequirement`'s checks that the parser can fail (its key was checked already, and the
-/// parser gives `in`/`notin` a value and the exact-match operators one): a `Gt`/`Lt` value must
-/// be an `int64`, and each value a label value; several errors aggregated as `[a, b]`.
-fn check(key: &str, operator: Operator, values: &[String]) -> Result<(), String> {
-    let mut errors = Vec::new();
-    if matches!(operator, Operator::GreaterThan | Operator::LessThan) {
-        for (i, v) in values.iter().enumerate() {
-            if v.parse::<i64>().is_err() {
-                errors.push(format!(
-                    "values[{i}]: Invalid value: {}: for 'Gt', 'Lt' operators, the value must be an integer",
-                    go::quote(v)
-                ));
-            }
-        }
-    }
-    for (i, v) in values.iter().enumerate() {
-        let problems = names::label_value(v, KubernetesVersion::LATEST);
-        if !problems.is_empty() {
-            errors.push(format!("values[{i}][{key}]: Invalid value: {}: {}", go::quote(v), problems.join("; ")));
-        }
-    }
-    match errors.len() {
-        0 => Ok(()),
-        1 => Err(errors.remove(0)),
-        _ => Err(format!("[{}]", errors.join(", "))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,10 +418,17 @@ mod tests {
         }
         assert_eq!(
             parse("b=1, a notin (y,x,x)"),
-            Ok(vec![
-                Requirement { key: "a".into(), operator: Operator::NotIn, values: vec!["x".into(), "y".into()] },
-                Requirement { key: "b".into(), operator: Operator::Equals, values: vec!["1".into()] },
-            ])
+            Ok(LabelSelector {
+                match_labels: Default::default(),
+                match_expressions: vec![
+                    LabelSelectorRequirement {
+                        key: "a".into(),
+                        operator: "NotIn".into(),
+                        values: vec!["x".into(), "y".into()]
+                    },
+                    LabelSelectorRequirement { key: "b".into(), operator: "In".into(), values: vec!["1".into()] },
+                ],
+            })
         );
     }
 }

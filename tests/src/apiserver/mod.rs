@@ -219,6 +219,15 @@ preferences: {{}}
         self.shared.store().install(resource);
     }
 
+    /// Stops serving what [`Self::install`] served (`rollouts`), as kube-apiserver does once its
+    /// CRD is deleted: discovery no longer lists it, its requests answer 404, its objects are gone
+    /// (without watch events: open watches of it only end at their timeout). The CRD object, if
+    /// the test stored one, is the test's to delete.
+    pub fn uninstall(&self, name: &str) {
+        let resource = store::optional(name).unwrap_or_else(|| panic!("unknown optional resource {name}"));
+        self.shared.store().uninstall(&resource.group, &resource.plural);
+    }
+
     /// Writes objects (`kind: List` expanded) as `manager` does with `operation` and
     /// kube-apiserver stores them ([`store::Store::write_as`]): `Apply` is server-side apply
     /// (the manager owns what it applied; fields others own stay), `Update` a create or, on an

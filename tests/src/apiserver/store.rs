@@ -225,11 +225,24 @@ impl Store {
         Store { resources, objects, rv: 1000, ..Store::default() }
     }
 
-    /// Serves one more resource.
+    /// Serves one more resource (again, after [`Store::uninstall`]).
     pub fn install(&mut self, resource: Resource) {
-        if !self.resources.iter().any(|r| r.group == resource.group && r.plural == resource.plural) {
-            self.resources.push(resource);
-            self.objects.push(Objects::new());
+        match self.resource(&resource.group, &resource.plural) {
+            Some(r) => self.resources[r] = resource,
+            None => {
+                self.resources.push(resource);
+                self.objects.push(Objects::new());
+            }
+        }
+    }
+
+    /// Stops serving a resource, as kube-apiserver stops serving a custom resource whose CRD is
+    /// deleted: discovery no longer lists it, its requests answer 404 and its objects are gone.
+    /// (It keeps its place, versionless, so that the positions of the others hold.)
+    pub fn uninstall(&mut self, group: &str, plural: &str) {
+        if let Some(r) = self.resource(group, plural) {
+            self.resources[r].versions.clear();
+            self.objects[r] = Objects::new();
         }
     }
 

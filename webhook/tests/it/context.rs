@@ -800,24 +800,21 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     server.stop().await;
 }
 
-/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
-/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
-/// 403` at warn): the real binary's JSON log.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+/// The real `hpa-webhook` binary serving on `addr` with the context cache (re-checked every
+/// 200 ms) and JSON logs at info, plus `extra` flags; and the thread that collects its log lines
+/// (until it is killed).
+fn spawn_webhook(s: &Setup, addr: &str, extra: &[&str]) -> (std::process::Child, std::thread::JoinHandle<Vec<String>>) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-
-    let (s, _) = setup().await;
-    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
     let mut child = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
-        .args(["--addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "info"])
+        .args(["--addr", addr, "--log-format", "json", "--log-level", "info"])
         .arg("--tls-cert")
         .arg(s.certs.cert_path())
         .arg("--tls-key")
         .arg(s.certs.key_path())
         .args(["--context-cache", "true", "--context-recheck-interval", "200ms", "--kubeconfig"])
         .arg(&s.kubeconfig)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -825,6 +822,17 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
         .unwrap();
     let stderr = child.stderr.take().unwrap();
     let reader = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    (child, reader)
+}
+
+/// A kind RBAC refuses is logged once, by kube-runtime and by the cache, however often it is
+/// asked again (every re-check: it was logged at each, kube-runtime's `watch list error with
+/// 403` at warn): the real binary's JSON log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
+    let (s, _) = setup().await;
+    s.api.refuse(Some("poddisruptionbudgets.policy"), None);
+    let (mut child, reader) = spawn_webhook(&s, "127.0.0.1:0", &[]);
     // Asked again at least 5 times (one small list each).
     let probe = "/apis/policy/v1/poddisruptionbudgets";
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -858,6 +866,171 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
             "INFO",
             "autoscaling.k8s.io/v1 verticalpodautoscalers is not served (the Vertical Pod Autoscaler not installed): skipped"
         )],
+        "{logs:#?}"
+    );
+}
+
+/// The Rollout CRD as Argo Rollouts installs it (a scale subresource).
+fn rollout_crd() -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "rollouts.argoproj.io"},
+        "spec": {"group": "argoproj.io", "names": {"kind": "Rollout", "plural": "rollouts"}, "scope": "Namespaced",
+            "versions": [{"name": "v1alpha1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                    "statusReplicasPath": ".status.HPAReplicas", "labelSelectorPath": ".status.selector"}}}]}})
+}
+
+/// Argo Rollouts removed while the cache watches its Rollouts, discovery still serving them (it
+/// lags the removal, or answered before it): the watch's next request answers 404. The cache says
+/// so once, at info, in `hpa-lint cluster`'s words, however often it asks again (every re-check,
+/// 200 ms here: each restarted the watch, logged the 404 again and left the view stale while
+/// the new watcher met it); the Rollouts it held are gone and the kind is not served (an HPA on
+/// a Rollout has no target for certain: nothing asked, and `denyRules` denies); the view stays
+/// fresh, reviews answered with the cross-object rules all along. Discovery catching up adds no
+/// word (it said `no longer served: not watched` too) and no request. Once Argo Rollouts is back,
+/// the next re-check watches the Rollouts again. The real binary's JSON log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again() {
+    let (s, _) = setup().await;
+    let policy = write_policy(&s, "deny-missing.yaml", "defaults: {denyRules: [HPA403]}\n");
+    s.api.install("rollouts");
+    let rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "canary", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "canary"}}, "template": {"metadata": {"labels": {"app": "canary"}},
+            "spec": {"containers": [{"name": "app", "image": "c:1", "resources": {"requests": {"cpu": "100m"}}}]}}}});
+    s.api.apply(&[rollout_crd(), rollout.clone()]);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let (mut child, reader) = spawn_webhook(&s, &addr, &["--policy", &policy, "--context-stale-after", "4s"]);
+    let client = s.certs.client();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut conn = loop {
+        if let Ok(mut conn) = client.connect(addr.parse().unwrap()).await
+            && conn.send("GET", "/readyz", Vec::new()).await.is_ok_and(|(status, _)| status == 200)
+        {
+            break conn;
+        }
+        assert!(Instant::now() < deadline, "the webhook never reported ready");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let state =
+        |state: &str| format!("hpa_webhook_context_watch_state{{resource=\"rollouts.argoproj.io\",state=\"{state}\"}}");
+    let cached = "hpa_webhook_context_objects{resource=\"rollouts.argoproj.io\"}";
+    let until = async |conn: &mut Conn, what: &str, done: &dyn Fn(&str) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = scrape(conn).await;
+            if done(&text) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{what} within 10 s: {text}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    until(&mut conn, "the Rollout cached", &|t| {
+        metric(t, &state("synced")) == Some(1.0) && metric(t, cached) == Some(1.0)
+    })
+    .await;
+    let mut hpa = cpu_hpa("canary");
+    hpa["spec"]["scaleTargetRef"] = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "canary"});
+    let answer = conn.review("/validate", &review("r0", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(
+        (response(&answer)["allowed"].clone(), warnings(&answer)),
+        (json!(true), Vec::<String>::new()),
+        "{answer}"
+    );
+
+    // Argo Rollouts removed: its CRD goes, and the Rollouts' requests answer 404 while discovery
+    // still lists `argoproj.io/v1alpha1`.
+    assert!(s.api.delete("apiextensions.k8s.io", "customresourcedefinitions", "", "rollouts.argoproj.io"));
+    s.api.fault(
+        "/apis/argoproj.io/v1alpha1/",
+        Fault::Status(404, "the server could not find the requested resource".into()),
+    );
+    until(&mut conn, "the Rollouts absent", &|t| {
+        metric(t, &state("absent")) == Some(1.0) && metric(t, cached) == Some(0.0)
+    })
+    .await;
+    // Re-checked at least 5 times (one small list each), each review meanwhile answered on a
+    // fresh view: HPA403 certain, nothing asked of the API server.
+    let in_namespace = "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts";
+    let rollouts = |s: &Setup, path: &str| s.api.requests().into_iter().filter(|r| r.path == path).count();
+    let checked = rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts");
+    let denied = "HorizontalPodAutoscaler.autoscaling \"canary\" is invalid: spec.scaleTargetRef.name: Forbidden: \
+        HPA403 target-not-found: no Rollout shop/canary in the cluster (organization policy: defaults denies HPA403)";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut reviews = 0;
+    while rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts") < checked + 5 {
+        let answer = conn.review("/validate", &review("r1", "CREATE", &hpa, None)).await.unwrap();
+        assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
+        assert_eq!(warnings(&answer), Vec::<String>::new(), "{answer}");
+        reviews += 1;
+        assert!(Instant::now() < deadline, "not asked again 5 times within 20 s: {:?}", s.api.requests());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(reviews > 5, "{reviews} reviews");
+    assert_eq!(rollouts(&s, in_namespace), 0, "nothing asked: the kind is not served");
+    let asked_again: Vec<String> = s
+        .api
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/apis/argoproj.io/v1alpha1/rollouts")
+        .skip(checked)
+        .map(|r| r.query)
+        .collect();
+    assert!(
+        asked_again.iter().all(|q| q.split('&').any(|p| p == "limit=1") && !q.contains("watch")),
+        "one small list each re-check: {asked_again:?}"
+    );
+
+    // Discovery catches up with the removal: nothing more is said (the watch that met the 404
+    // was also said to be `no longer served: not watched`), and nothing more is asked.
+    s.api.uninstall("rollouts");
+    let discoveries = |s: &Setup| s.api.requests().into_iter().filter(|r| r.path == "/apis").count();
+    let (before, deadline) = (discoveries(&s), Instant::now() + Duration::from_secs(10));
+    while discoveries(&s) < before + 2 {
+        assert!(Instant::now() < deadline, "no re-check within 10 s: {:?}", s.api.requests());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let checked = rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts");
+    let before = discoveries(&s);
+    while discoveries(&s) < before + 3 {
+        assert!(Instant::now() < deadline, "no re-check within 10 s: {:?}", s.api.requests());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts"), checked, "not served: not asked");
+    let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
+    assert_eq!(warnings(&answer), Vec::<String>::new(), "{answer}");
+
+    // Argo Rollouts back: the next re-check watches the Rollouts again.
+    s.api.clear_faults();
+    s.api.install("rollouts");
+    s.api.apply(&[rollout_crd(), rollout]);
+    until(&mut conn, "the Rollout cached again", &|t| {
+        metric(t, &state("synced")) == Some(1.0) && metric(t, cached) == Some(1.0)
+    })
+    .await;
+    let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(
+        (response(&answer)["allowed"].clone(), warnings(&answer)),
+        (json!(true), Vec::<String>::new()),
+        "{answer}"
+    );
+
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lines = reader.join().unwrap();
+    let logs: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("{l}"))).collect();
+    let about_rollouts: Vec<(&str, &str)> = logs
+        .iter()
+        .filter(|l| l.to_string().contains("rollouts") && l["message"] != "synced")
+        .map(|l| (l["level"].as_str().unwrap_or_default(), l["message"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        about_rollouts,
+        [("INFO", "argoproj.io/v1alpha1 rollouts is not served (Argo Rollouts not installed): skipped")],
         "{logs:#?}"
     );
 }

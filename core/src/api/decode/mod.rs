@@ -321,7 +321,7 @@ pub struct Abort(());
 
 /// How `encoding/json` is configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
+pub struct DecodeOptions {
     /// Keys match field names exactly (`sigs.k8s.io/json`'s `CaseSensitive`), not also
     /// case-insensitively (plain `encoding/json`).
     pub case_sensitive: bool,
@@ -334,20 +334,23 @@ pub struct Options {
     pub release: Option<KubernetesVersion>,
 }
 
-impl Options {
+impl DecodeOptions {
     /// `sigs.k8s.io/json.UnmarshalStrict`, as kube-apiserver decodes a request body.
-    pub const KUBE_APISERVER: Options = Options { case_sensitive: true, duplicate_fields: true, release: None };
+    pub const KUBE_APISERVER: DecodeOptions =
+        DecodeOptions { case_sensitive: true, duplicate_fields: true, release: None };
     /// Go's plain `json.Unmarshal` (the round-trip annotations are read with it): keys also
     /// match case-insensitively, duplicates are not noticed.
-    pub const ENCODING_JSON: Options = Options { case_sensitive: false, duplicate_fields: false, release: None };
+    pub const ENCODING_JSON: DecodeOptions =
+        DecodeOptions { case_sensitive: false, duplicate_fields: false, release: None };
     /// kubectl's own decoding of each object of a file into `metadataOnlyObject` before it sends
     /// anything (cli-runtime's `metadataValidatingDecoder`): keys match exactly, duplicates are
     /// not noticed.
-    pub const KUBECTL_METADATA: Options = Options { case_sensitive: true, duplicate_fields: false, release: None };
+    pub const KUBECTL_METADATA: DecodeOptions =
+        DecodeOptions { case_sensitive: true, duplicate_fields: false, release: None };
 
     /// These options with the Go types of `release`.
-    pub const fn in_release(self, release: KubernetesVersion) -> Options {
-        Options { release: Some(release), ..self }
+    pub const fn in_release(self, release: KubernetesVersion) -> DecodeOptions {
+        DecodeOptions { release: Some(release), ..self }
     }
 
     /// Whether a field added in minor release `since` (0: always there) is in the types.
@@ -462,7 +465,7 @@ pub fn failure_message(kind: &str, version: Option<&str>, errors: &[DecodeError]
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub enum PathStep {
     /// `.name`
     Field(String),
     /// `[3]`
@@ -473,7 +476,7 @@ pub enum Step {
 
 /// Reads back a path as [`DecodeError::path`] writes it: `spec.metrics[0].resource`,
 /// `metadata.annotations[a.b/c]` (hpa-yaml finds the node it names; hpa-cluster the value).
-pub fn parse_path(path: &str) -> Vec<Step> {
+pub fn parse_path(path: &str) -> Vec<PathStep> {
     let mut steps = Vec::new();
     let mut cur = String::new();
     let mut chars = path.chars().peekable();
@@ -481,12 +484,12 @@ pub fn parse_path(path: &str) -> Vec<Step> {
         match c {
             '.' => {
                 if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                    steps.push(PathStep::Field(std::mem::take(&mut cur)));
                 }
             }
             '[' => {
                 if !cur.is_empty() {
-                    steps.push(Step::Field(std::mem::take(&mut cur)));
+                    steps.push(PathStep::Field(std::mem::take(&mut cur)));
                 }
                 let mut inner = String::new();
                 for c in chars.by_ref() {
@@ -496,26 +499,26 @@ pub fn parse_path(path: &str) -> Vec<Step> {
                     inner.push(c);
                 }
                 match inner.parse::<usize>() {
-                    Ok(i) => steps.push(Step::Index(i)),
-                    Err(_) => steps.push(Step::Key(inner)),
+                    Ok(i) => steps.push(PathStep::Index(i)),
+                    Err(_) => steps.push(PathStep::Key(inner)),
                 }
             }
             c => cur.push(c),
         }
     }
     if !cur.is_empty() {
-        steps.push(Step::Field(cur));
+        steps.push(PathStep::Field(cur));
     }
     steps
 }
 
-/// The JSON text of the value `steps` names in `source` (an object's key for [`Step::Field`]
-/// and [`Step::Key`], an array's item for [`Step::Index`]), as a Go `UnmarshalJSON` receives
+/// The JSON text of the value `steps` names in `source` (an object's key for [`PathStep::Field`]
+/// and [`PathStep::Key`], an array's item for [`PathStep::Index`]), as a Go `UnmarshalJSON` receives
 /// it: what a value that fails to decode was written as. `None` when the path names nothing.
-pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[Step]) -> Option<Cow<'de, str>> {
+pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[PathStep]) -> Option<Cow<'de, str>> {
     for step in steps {
         match (step, source.peek().ok()?) {
-            (Step::Field(name) | Step::Key(name), Kind::Object) => {
+            (PathStep::Field(name) | PathStep::Key(name), Kind::Object) => {
                 source.begin_object().ok()?;
                 loop {
                     if source.next_key().ok()?? == name.as_str() {
@@ -524,7 +527,7 @@ pub fn raw_at<'de, S: Source<'de>>(mut source: S, steps: &[Step]) -> Option<Cow<
                     source.skip().ok()?;
                 }
             }
-            (Step::Index(i), Kind::Array) => {
+            (PathStep::Index(i), Kind::Array) => {
                 source.begin_array().ok()?;
                 for _ in 0..*i {
                     if !source.next_item().ok()? {
@@ -560,7 +563,7 @@ enum Segment<'de> {
 #[derive(Debug)]
 pub struct Decoder<'de, S> {
     source: S,
-    options: Options,
+    options: DecodeOptions,
     package: &'static str,
     path: Vec<Segment<'de>>,
     /// `errorContext.Struct`: the struct whose field is being decoded.
@@ -591,7 +594,7 @@ const MAX_STRICT_ERRORS: usize = 100;
 
 impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// A decoder of `source` for an object of the Go version package `package` (`v2`).
-    pub fn new(source: S, package: &'static str, options: Options) -> Self {
+    pub fn new(source: S, package: &'static str, options: DecodeOptions) -> Self {
         Decoder {
             source,
             options,
@@ -1004,7 +1007,7 @@ fn equal_fold(name: &str, key: &str) -> bool {
 pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
     source: S,
     package: &'static str,
-    options: Options,
+    options: DecodeOptions,
     strictness: Strictness,
 ) -> Result<Decoded<T>, Vec<DecodeError>> {
     let sorted = source.in_key_order();
@@ -1026,7 +1029,7 @@ pub fn decode_from<'de, T: Decode + Default, S: Source<'de>>(
 pub fn decode_every_error_from<'de, T: Decode + Default, S: Source<'de>>(
     source: S,
     package: &'static str,
-    options: Options,
+    options: DecodeOptions,
 ) -> Result<T, Vec<DecodeError>> {
     Decoder::new(source, package, options).every_error().decode_value(Strictness::Strict).map(|d| d.value)
 }
@@ -1041,7 +1044,7 @@ pub fn decode_every_error_from<'de, T: Decode + Default, S: Source<'de>>(
 pub fn lenient_error_from<'de, T: Decode + Default, S: Source<'de>>(
     source: S,
     package: &'static str,
-    options: Options,
+    options: DecodeOptions,
 ) -> Option<DecodeError> {
     let sorted = source.in_key_order();
     let decode = |source| {

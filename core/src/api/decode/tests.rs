@@ -272,7 +272,7 @@ fn encoding_json_matches_keys_case_insensitively() -> TestResult {
     let d = decode_from::<crate::convert::annotations::InternalBehavior, _>(
         json::JsonSource::new(text),
         "autoscaling",
-        Options::ENCODING_JSON,
+        DecodeOptions::ENCODING_JSON,
         Strictness::Lenient,
     )
     .map_err(|e| format!("{e:?}"))?;
@@ -282,7 +282,7 @@ fn encoding_json_matches_keys_case_insensitively() -> TestResult {
     let e = decode_from::<crate::convert::annotations::InternalBehavior, _>(
         json::JsonSource::new(text),
         "autoscaling",
-        Options::ENCODING_JSON,
+        DecodeOptions::ENCODING_JSON,
         Strictness::Lenient,
     )
     .unwrap_err();
@@ -379,7 +379,12 @@ fn ignored_keys_are_skipped_and_not_listed() {
         name: String,
     }
     let decode = |text: &str| {
-        decode_from::<Part, _>(json::JsonSource::new(text), "scenario", Options::KUBE_APISERVER, Strictness::Strict)
+        decode_from::<Part, _>(
+            json::JsonSource::new(text),
+            "scenario",
+            DecodeOptions::KUBE_APISERVER,
+            Strictness::Strict,
+        )
     };
     let part = decode(r#"{"name": "app", "image": "nginx", "ports": [{"containerPort": 80}]}"#);
     assert_eq!(part.map(|d| (d.value.name, d.ignored.len())).ok(), Some(("app".to_string(), 0)));
@@ -393,7 +398,7 @@ fn ignored_keys_are_skipped_and_not_listed() {
 #[test]
 fn the_first_error_alone_is_the_first_error_of_decoding_the_value() {
     use crate::api::meta::MetadataOnlyObject;
-    let options = Options::KUBECTL_METADATA;
+    let options = DecodeOptions::KUBECTL_METADATA;
     for (body, expected) in [
         (
             r#"{"kind": "X", "metadata": {"name": "a", "labels": {"a": "b", "c": 1}}}"#,
@@ -434,7 +439,7 @@ fn every_error_in_document_order() {
     let every = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
         json::JsonSource::new(&text),
         "v2",
-        Options::KUBE_APISERVER,
+        DecodeOptions::KUBE_APISERVER,
     )
     .unwrap_err();
     let got: Vec<(&str, &str)> = every.iter().map(|e| (e.path.as_str(), e.message.as_str())).collect();
@@ -478,14 +483,14 @@ fn every_error_in_document_order() {
     let hpa = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
         json::JsonSource::new(&clean),
         "v2",
-        Options::KUBE_APISERVER,
+        DecodeOptions::KUBE_APISERVER,
     );
     assert_eq!(hpa.map(|h| h.spec.max_replicas).ok(), Some(3));
     let broken = format!(r#"{{{V2}, "spec": {{"maxReplicas": "x", "minReplicas": 1,,}}}}"#);
     let errors = decode_every_error_from::<crate::api::v2::HorizontalPodAutoscaler, _>(
         json::JsonSource::new(&broken),
         "v2",
-        Options::KUBE_APISERVER,
+        DecodeOptions::KUBE_APISERVER,
     )
     .unwrap_err();
     let kinds: Vec<DecodeErrorKind> = errors.iter().map(|e| e.kind).collect();
@@ -516,7 +521,7 @@ fn a_refusal_beneath_a_refused_value_is_reported_once() {
     let errors = decode_every_error_from::<Pairs, _>(
         json::JsonSource::new(r#"{"a": ["1", "x", "3"], "b": ["1"]}"#),
         "test",
-        Options::KUBE_APISERVER,
+        DecodeOptions::KUBE_APISERVER,
     )
     .unwrap_err();
     let got: Vec<(&str, &str)> = errors.iter().map(|e| (e.path.as_str(), e.message.as_str())).collect();
