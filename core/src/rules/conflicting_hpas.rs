@@ -18,7 +18,9 @@ crate::declare_rule! {
     /// workload's `spec.selector`) and counts every HPA whose target's selector selects one of
     /// them (`validateAndParseSelector`, `hpasControllingPodsUnderSelector`). In the manifests:
     /// one target's selector selects the labels of the other's pod template, or the other way
-    /// round, in one namespace. The common case is a canary: Deployment `web` selects
+    /// round, in one namespace (not a custom resource's: its operator makes its pods, and its
+    /// CRD's `labelSelectorPath` says where its selector is, so neither is guessed from a
+    /// `spec.template` or `spec.selector` it may have). The common case is a canary: Deployment `web` selects
     /// `app: web`, Deployment `web-canary` selects `{app: web, track: canary}` and its pods carry
     /// both labels, so the pods of `web-canary` are under both selectors, and both HPAs stop.
     ///

@@ -55,7 +55,10 @@ crate::declare_rule! {
     /// whole pod list on every release, Succeeded and Failed pods included).
     ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
-    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
+    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`). A
+    /// custom resource with a `/scale` subresource (any kind but Kubernetes' own workloads,
+    /// Argo Rollouts and OpenShift DeploymentConfigs) makes its pods as its operator decides:
+    /// they are not guessed from a `spec.template` it may have, and it is not judged.
     ///
     /// Where the workload, its LimitRanges and its RuntimeClass are read from: in files, the
     /// HPA's manifest set (a workload not in it is not judged); with `hpa-lint cluster`, the

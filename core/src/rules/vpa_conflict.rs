@@ -43,7 +43,8 @@ crate::declare_rule! {
     /// the VPA sizes conflicts; a `ContainerResource` metric only its own container. The message
     /// names the containers. (Restartable init containers, "sidecars", are left out: the VPA
     /// sizes them only behind its `NativeSidecar` feature gate. When the pod template is not in
-    /// the set, a `Resource` metric conflicts when a policy the VPA has, or its defaults when it
+    /// the set, or the target is a custom resource, whose operator makes its pods as it
+    /// decides, a `Resource` metric conflicts when a policy the VPA has, or its defaults when it
     /// has none, controls the resource.)
     ///
     /// The severity follows the VPA's `updatePolicy.updateMode` (the update modes of
