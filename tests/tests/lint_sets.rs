@@ -2367,3 +2367,34 @@ fn the_pods_of_a_custom_resource_are_not_guessed_from_its_template() {
     );
     assert!(said(&deployment, "HPA408")[0].1.contains("container \"app\" of Deployment shop/w"), "{deployment}");
 }
+
+/// An HPA whose target the controller never scales, a kind without a `scale` subresource
+/// (a DaemonSet, a Job: HPA402) or a built-in kind in a group that does not serve it (a
+/// Deployment of `extensions/v1beta1`: HPA405), fails at `FailedGetScale` before it reads a
+/// selector or a metric: that is the one finding. Its pods' requests (HPA201) and containers
+/// (HPA202), a budget on them (HPA104), a VPA sizing them (HPA408) and another HPA on the same
+/// target (HPA407: neither registers a selector) say nothing.
+#[test]
+fn an_hpa_the_controller_never_scales_with_has_no_finding_about_pods() {
+    let set = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/agent:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n  metrics:\n  - type: ContainerResource\n    containerResource: {name: cpu, container: nope, target: {type: Utilization, averageUtilization: 50}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds2}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: agent}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: agent}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: agent}\nspec:\n  targetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/web:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: extensions/v1beta1, kind: Deployment, name: web}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: web}}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: job}\nspec:\n  template:\n    metadata: {labels: {app: job}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: a, image: ghcr.io/example/job:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: job}\nspec:\n  scaleTargetRef: {apiVersion: batch/v1, kind: Job, name: job}\n  maxReplicas: 5\n";
+    let report = lint(&[], set);
+    let found: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["object"]["name"].as_str().unwrap().to_string(), d["rule"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [("ds", "HPA402"), ("ds2", "HPA402"), ("web", "HPA405"), ("job", "HPA402")];
+    assert_eq!(found, expected.map(|(n, r)| (n.to_string(), r.to_string())), "{report}");
+    // The same HPAs on a Deployment of apps/v1: every rule about its pods speaks.
+    let scaled = set
+        .replace("apps/v1, kind: DaemonSet", "apps/v1, kind: Deployment")
+        .replace("kind: DaemonSet", "kind: Deployment");
+    let scaled = scaled.replace("extensions/v1beta1", "apps/v1");
+    let report = lint(&[], &scaled);
+    let mut rules: Vec<String> =
+        report["diagnostics"].as_array().unwrap().iter().map(|d| d["rule"].as_str().unwrap().to_string()).collect();
+    rules.sort();
+    rules.dedup();
+    assert_eq!(rules, ["HPA104", "HPA201", "HPA202", "HPA402", "HPA407", "HPA408"], "{report}");
+}

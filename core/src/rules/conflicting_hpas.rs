@@ -35,6 +35,8 @@ crate::declare_rule! {
     /// target kind is written in a group that does not serve it (a Deployment of
     /// `extensions/v1beta1`, HPA405): the controller maps the target by group and kind, finds no
     /// resource (`FailedGetScale`) and stops before it reads a selector, so it selects no pods.
+    /// Nor is an HPA whose target kind has no `scale` subresource (a DaemonSet, a Job, ...,
+    /// HPA402): the controller stops at `FailedGetScale` as early.
     /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
     /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
     ///

@@ -48,6 +48,8 @@ crate::declare_rule! {
     ///
     /// A target kube-apiserver refuses (HPA410) is never created and has no pods to evict: its
     /// budgets are not weighed (HPA410 is the one finding); a budget refused itself is still said.
+    /// Nor are the budgets of a target the controller never scales (HPA402: a DaemonSet, a Job,
+    /// ...; HPA405): its HPA never brings its pods down to `minReplicas`.
     ///
     /// ## Why it matters
     ///

@@ -20,6 +20,10 @@ crate::declare_rule! {
     ///
     /// A target kube-apiserver refuses (HPA410) is never created and has no pods: this rule says
     /// nothing of it, HPA410 is the one finding.
+    /// An HPA whose target the controller never scales, a kind without a `scale` subresource
+    /// (HPA402: a DaemonSet, a Job, ...) or a built-in kind in a group that does not serve it
+    /// (HPA405), fails at `FailedGetScale` before it reads a metric: this rule says nothing of
+    /// it either.
     ///
     /// ## Why it matters
     ///
