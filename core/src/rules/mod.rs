@@ -584,7 +584,7 @@ pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
 /// and kube-apiserver never stores; a built-in kind written in a group that does not serve it
 /// ([`unmapped_scale_target`], HPA405), where `reconcileAutoscaler` stops at the RESTMapper
 /// (`FailedGetScale`) before it reads a selector, so it selects no pods; a kind without a
-/// `scale` subresource ([`unscalable_target_kind::UNSCALABLE`], HPA402: a DaemonSet, a Job,
+/// `scale` subresource (`unscalable_target_kind::UNSCALABLE`, HPA402: a DaemonSet, a Job,
 /// ...), where it stops at `scaleForResourceMappings` (`FailedGetScale`), as early: the HPA
 /// never registers a selector (`validateAndParseSelector`), so `hpasControllingPodsUnderSelector`
 /// counts it for no pod.

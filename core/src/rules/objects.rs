@@ -1322,7 +1322,7 @@ const POD_TEMPLATE_KINDS: &[(&str, &[&str])] = &[
 
 impl Workload {
     /// Whether the rules know this object's pods: it is of a kind that makes them from the pod
-    /// template it holds ([`POD_TEMPLATE_KINDS`]), so its template's labels and containers are
+    /// template it holds (`POD_TEMPLATE_KINDS`), so its template's labels and containers are
     /// its pods'. Any other object an HPA may scale is a custom resource with a `/scale`
     /// subresource: its operator makes its pods (or none) as it sees fit, and the HPA
     /// controller finds them by the selector its CRD's `labelSelectorPath` reads, wherever it
