@@ -2366,3 +2366,85 @@ fn a_vpa_in_a_version_its_crd_does_not_serve_is_not_created() {
     let report = lint(&["--select", "HPA408"], &set);
     assert!(said(&report, "HPA408")[0].1.contains("(Recreate) also sets"), "{report}");
 }
+
+/// A custom resource with a `/scale` subresource makes its pods as its operator decides, and
+/// the controller finds them by the selector its CRD's `labelSelectorPath` reads: a
+/// `spec.template` and `spec.selector` it happens to have say nothing certain of them. So no
+/// rule about the target's pods guesses from them: no missing request (HPA201), no unknown
+/// container (HPA202), no budget counted on its template's labels (HPA104), no pods shared
+/// with a Deployment's HPA (HPA407), and HPA408 names no container; the same pod template in a
+/// Deployment is judged.
+#[test]
+fn the_pods_of_a_custom_resource_are_not_guessed_from_its_template() {
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: workers.example.com}\nspec:\n  group: example.com\n  names: {kind: Worker, plural: workers}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n    subresources:\n      scale: {specReplicasPath: .spec.size, statusReplicasPath: .status.size, labelSelectorPath: .status.selector}\n";
+    let workload = |api_version: &str, kind: &str| {
+        format!(
+            "---\napiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: w, namespace: shop}}\nspec:\n  selector: {{matchLabels: {{app: w}}}}\n  template:\n    metadata: {{labels: {{app: w, tier: web}}}}\n    spec:\n      containers:\n      - {{name: app, image: ghcr.io/example/w:1}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {{name: w, namespace: shop}}\nspec:\n  scaleTargetRef: {{apiVersion: {api_version}, kind: {kind}, name: w}}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {{name: cpu, target: {{type: Utilization, averageUtilization: 50}}}}\n  - type: ContainerResource\n    containerResource: {{name: memory, container: proxy, target: {{type: AverageValue, averageValue: 100Mi}}}}\n"
+        )
+    };
+    // A budget on the template's labels, a VPA, and a Deployment of another HPA whose selector
+    // selects the template's labels.
+    let around = "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: w, namespace: shop}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: w}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: w, namespace: shop}\nspec:\n  targetRef: {apiVersion: TARGET_API, kind: TARGET_KIND, name: w}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {tier: web}}\n  template:\n    metadata: {labels: {tier: web}}\n    spec:\n      containers:\n      - {name: app, image: ghcr.io/example/web:1, resources: {requests: {cpu: 100m}}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 2\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n";
+    let set = |api_version: &str, kind: &str| {
+        format!(
+            "{crd}{}{}",
+            workload(api_version, kind),
+            around.replace("TARGET_API", api_version).replace("TARGET_KIND", kind)
+        )
+    };
+    let rules = |report: &Value| {
+        let mut found: Vec<String> =
+            report["diagnostics"].as_array().unwrap().iter().map(|d| d["rule"].as_str().unwrap().to_string()).collect();
+        found.sort();
+        found
+    };
+    let custom = lint(&[], &set("example.com/v1", "Worker"));
+    assert_eq!(rules(&custom), ["HPA408", "HPA408"], "{custom}");
+    let messages: Vec<String> = said(&custom, "HPA408").into_iter().map(|(_, m, _)| m).collect();
+    assert_eq!(
+        messages,
+        [
+            "VerticalPodAutoscaler shop/w (Recreate) also sets the cpu requests of Worker shop/w: the two autoscalers feed each other",
+            "VerticalPodAutoscaler shop/w (Recreate) also sets the memory requests of container \"proxy\" of Worker shop/w: the two autoscalers feed each other",
+        ]
+    );
+    // The same objects as a Deployment: every rule about its pods speaks.
+    let deployment = lint(&[], &set("apps/v1", "Deployment"));
+    assert_eq!(
+        rules(&deployment),
+        ["HPA104", "HPA201", "HPA201", "HPA202", "HPA407", "HPA407", "HPA408", "HPA408"],
+        "{deployment}"
+    );
+    assert!(said(&deployment, "HPA408")[0].1.contains("container \"app\" of Deployment shop/w"), "{deployment}");
+}
+
+/// An HPA whose target the controller never scales, a kind without a `scale` subresource
+/// (a DaemonSet, a Job: HPA402) or a built-in kind in a group that does not serve it (a
+/// Deployment of `extensions/v1beta1`: HPA405), fails at `FailedGetScale` before it reads a
+/// selector or a metric: that is the one finding. Its pods' requests (HPA201) and containers
+/// (HPA202), a budget on them (HPA104), a VPA sizing them (HPA408) and another HPA on the same
+/// target (HPA407: neither registers a selector) say nothing.
+#[test]
+fn an_hpa_the_controller_never_scales_with_has_no_finding_about_pods() {
+    let set = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/agent:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n  metrics:\n  - type: ContainerResource\n    containerResource: {name: cpu, container: nope, target: {type: Utilization, averageUtilization: 50}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds2}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: agent}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: agent}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: agent}\nspec:\n  targetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/web:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: extensions/v1beta1, kind: Deployment, name: web}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: web}}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: job}\nspec:\n  template:\n    metadata: {labels: {app: job}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: a, image: ghcr.io/example/job:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: job}\nspec:\n  scaleTargetRef: {apiVersion: batch/v1, kind: Job, name: job}\n  maxReplicas: 5\n";
+    let report = lint(&[], set);
+    let found: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["object"]["name"].as_str().unwrap().to_string(), d["rule"].as_str().unwrap().to_string()))
+        .collect();
+    let expected = [("ds", "HPA402"), ("ds2", "HPA402"), ("web", "HPA405"), ("job", "HPA402")];
+    assert_eq!(found, expected.map(|(n, r)| (n.to_string(), r.to_string())), "{report}");
+    // The same HPAs on a Deployment of apps/v1: every rule about its pods speaks.
+    let scaled = set
+        .replace("apps/v1, kind: DaemonSet", "apps/v1, kind: Deployment")
+        .replace("kind: DaemonSet", "kind: Deployment");
+    let scaled = scaled.replace("extensions/v1beta1", "apps/v1");
+    let report = lint(&[], &scaled);
+    let mut rules: Vec<String> =
+        report["diagnostics"].as_array().unwrap().iter().map(|d| d["rule"].as_str().unwrap().to_string()).collect();
+    rules.sort();
+    rules.dedup();
+    assert_eq!(rules, ["HPA104", "HPA201", "HPA202", "HPA402", "HPA407", "HPA408"], "{report}");
+}

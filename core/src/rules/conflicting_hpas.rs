@@ -18,7 +18,9 @@ crate::declare_rule! {
     /// workload's `spec.selector`) and counts every HPA whose target's selector selects one of
     /// them (`validateAndParseSelector`, `hpasControllingPodsUnderSelector`). In the manifests:
     /// one target's selector selects the labels of the other's pod template, or the other way
-    /// round, in one namespace. The common case is a canary: Deployment `web` selects
+    /// round, in one namespace (not a custom resource's: its operator makes its pods, and its
+    /// CRD's `labelSelectorPath` says where its selector is, so neither is guessed from a
+    /// `spec.template` or `spec.selector` it may have). The common case is a canary: Deployment `web` selects
     /// `app: web`, Deployment `web-canary` selects `{app: web, track: canary}` and its pods carry
     /// both labels, so the pods of `web-canary` are under both selectors, and both HPAs stop.
     ///
@@ -33,6 +35,8 @@ crate::declare_rule! {
     /// target kind is written in a group that does not serve it (a Deployment of
     /// `extensions/v1beta1`, HPA405): the controller maps the target by group and kind, finds no
     /// resource (`FailedGetScale`) and stops before it reads a selector, so it selects no pods.
+    /// Nor is an HPA whose target kind has no `scale` subresource (a DaemonSet, a Job, ...,
+    /// HPA402): the controller stops at `FailedGetScale` as early.
     /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
     /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
     ///

@@ -14,7 +14,10 @@ crate::declare_rule! {
     /// controller does: `minAvailable: 80%` of 3 pods is 3, `maxUnavailable: 10%` of 2 pods is 1.
     /// The workload must be read with the HPA, to know its pod labels: in files, among the
     /// checked manifests; with `hpa-lint cluster`, in the namespaces read; in `hpa-webhook`, in
-    /// its context cache (Argo Rollouts included, no other custom resource). A budget without a
+    /// its context cache (Argo Rollouts included, no other custom resource). A custom resource
+    /// with a `/scale` subresource (any kind but Kubernetes' own workloads, Argo Rollouts and
+    /// OpenShift DeploymentConfigs) makes its pods as its operator decides: its labels are not
+    /// guessed from a `spec.template` it may have, and it is not judged. A budget without a
     /// selector (absent or null) selects no pod, as the disruption controller reads it
     /// (`LabelSelectorAsSelector(nil)` is `labels.Nothing()`); `selector: {}` selects every pod of
     /// its namespace (in `policy/v1beta1`, removed in 1.25, it selected none).
@@ -45,6 +48,8 @@ crate::declare_rule! {
     ///
     /// A target kube-apiserver refuses (HPA410) is never created and has no pods to evict: its
     /// budgets are not weighed (HPA410 is the one finding); a budget refused itself is still said.
+    /// Nor are the budgets of a target the controller never scales (HPA402: a DaemonSet, a Job,
+    /// ...; HPA405): its HPA never brings its pods down to `minReplicas`.
     ///
     /// ## Why it matters
     ///

@@ -55,7 +55,10 @@ crate::declare_rule! {
     /// whole pod list on every release, Succeeded and Failed pods included).
     ///
     /// For an Argo Rollout with `spec.workloadRef`, the referenced workload's template is read
-    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`).
+    /// (a Deployment's or ReplicaSet's `spec.template`, a core PodTemplate's `template`). A
+    /// custom resource with a `/scale` subresource (any kind but Kubernetes' own workloads,
+    /// Argo Rollouts and OpenShift DeploymentConfigs) makes its pods as its operator decides:
+    /// they are not guessed from a `spec.template` it may have, and it is not judged.
     ///
     /// Where the workload, its LimitRanges and its RuntimeClass are read from: in files, the
     /// HPA's manifest set (a workload not in it is not judged); with `hpa-lint cluster`, the
@@ -72,6 +75,10 @@ crate::declare_rule! {
     /// A target kube-apiserver refuses (HPA410: a selector it refuses, a count it cannot decode,
     /// ...) is never created and has no pods: this rule says nothing of it, HPA410 is the one
     /// finding. Live objects (`hpa-lint cluster`, `hpa-webhook`) were admitted: never refused.
+    /// An HPA whose target the controller never scales, a kind without a `scale` subresource
+    /// (HPA402: a DaemonSet, a Job, ...) or a built-in kind in a group that does not serve it
+    /// (HPA405), fails at `FailedGetScale` before it reads a metric: this rule says nothing of
+    /// it either.
     ///
     /// ## Why it matters
     ///

@@ -370,9 +370,26 @@ impl<'a> Context<'a> {
     }
 
     /// The workload the target's pods are made from ([`Objects::pod_template_of`]): the target
-    /// itself, or what an Argo Rollout's `spec.workloadRef` names.
+    /// itself, or what an Argo Rollout's `spec.workloadRef` names. `None` when the controller
+    /// never reaches the target's pods ([`Context::scales_target`]): the rules about what the
+    /// pods would do (HPA201's requests, HPA202's containers, HPA408's VPA) have nothing to say
+    /// of an HPA that fails before it reads a metric (HPA402, HPA405 say why).
     pub fn target_pod_template(&self) -> Option<&'a objects::Workload> {
+        if !self.scales_target() {
+            return None;
+        }
         self.objects?.pod_template_of(self.target_workload()?)
+    }
+
+    /// Whether the controller gets as far as the target's pods: not for a target kind without a
+    /// `scale` subresource (HPA402) or a built-in kind in a group that does not serve it
+    /// (HPA405), where `reconcileAutoscaler` stops at `FailedGetScale` before it reads a
+    /// selector or a metric. (An HPA in a version the release no longer serves, HPA401, is
+    /// judged as what it asks for: rewritten in `autoscaling/v2`, it does the same.)
+    pub fn scales_target(&self) -> bool {
+        let t = &self.effective.spec.scale_target_ref;
+        !unmapped_scale_target(&t.api_version, &t.kind)
+            && !unscalable_target_kind::UNSCALABLE.contains(&t.kind.as_str())
     }
 
     /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
@@ -566,7 +583,11 @@ pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
 /// `release` does not serve (`autoscaling/v2beta2` from 1.26, HPA401), which kubectl cannot send
 /// and kube-apiserver never stores; a built-in kind written in a group that does not serve it
 /// ([`unmapped_scale_target`], HPA405), where `reconcileAutoscaler` stops at the RESTMapper
-/// (`FailedGetScale`) before it reads a selector, so it selects no pods.
+/// (`FailedGetScale`) before it reads a selector, so it selects no pods; a kind without a
+/// `scale` subresource (`unscalable_target_kind::UNSCALABLE`, HPA402: a DaemonSet, a Job,
+/// ...), where it stops at `scaleForResourceMappings` (`FailedGetScale`), as early: the HPA
+/// never registers a selector (`validateAndParseSelector`), so `hpasControllingPodsUnderSelector`
+/// counts it for no pod.
 pub fn counted_target<'a>(
     hpa_api_version: &str,
     target: &'a crate::api::CrossVersionObjectReference,
@@ -576,7 +597,8 @@ pub fn counted_target<'a>(
     (served
         && !target.kind.is_empty()
         && !target.name.is_empty()
-        && !unmapped_scale_target(&target.api_version, &target.kind))
+        && !unmapped_scale_target(&target.api_version, &target.kind)
+        && !unscalable_target_kind::UNSCALABLE.contains(&target.kind.as_str()))
     .then_some((target.kind.as_str(), target.name.as_str()))
 }
 
@@ -590,6 +612,29 @@ pub fn scalable_group(kind: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An HPA counts as scaling its target only when the controller gets as far as its
+    /// selector: not on a kind without a `scale` subresource, nor on a built-in kind in a group
+    /// that does not serve it.
+    #[test]
+    fn only_targets_the_controller_scales_are_counted() {
+        let release = crate::features::KubernetesVersion::LATEST;
+        let counted = |hpa_api_version: &str, api_version: &str, kind: &str| {
+            let target = crate::api::CrossVersionObjectReference {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: "web".into(),
+            };
+            counted_target(hpa_api_version, &target, release).map(|(k, n)| (k.to_string(), n.to_string()))
+        };
+        let web = |kind: &str| Some((kind.to_string(), "web".to_string()));
+        assert_eq!(counted("autoscaling/v2", "apps/v1", "Deployment"), web("Deployment"));
+        assert_eq!(counted("autoscaling/v2", "example.com/v1", "Worker"), web("Worker"));
+        assert_eq!(counted("autoscaling/v2", "apps/v1", "DaemonSet"), None);
+        assert_eq!(counted("autoscaling/v2", "batch/v1", "Job"), None);
+        assert_eq!(counted("autoscaling/v2", "extensions/v1beta1", "Deployment"), None);
+        assert_eq!(counted("autoscaling/v2beta2", "apps/v1", "Deployment"), None);
+    }
 
     /// One table ([`SCALABLE_KINDS`]) gives the group of each built-in scalable kind, which
     /// both the unmapped-target check and `replicas_error` read.

@@ -1025,7 +1025,12 @@ pub trait Objects: Sync {
     /// or, for an Argo Rollout with `spec.workloadRef`, the workload it names in its namespace
     /// (`None` when that one is not in the set).
     /// A reference Argo refuses ([`WorkloadRef::refused`]) makes no pods: `None`.
+    /// Any other kind (a custom resource with a `/scale` subresource) makes its pods as its own
+    /// controller decides, which the set does not tell: `None` ([`Workload::pods_known`]).
     fn pod_template_of<'a>(&'a self, target: &'a Workload) -> Option<&'a Workload> {
+        if !target.pods_known() {
+            return None;
+        }
         match &target.workload_ref {
             None => Some(target),
             Some(r) if r.refused.is_some() => None,
@@ -1108,11 +1113,14 @@ pub trait Objects: Sync {
 /// Whether one pod can be selected by the selectors of both `a` and `b` (workloads of one
 /// namespace), as far as their templates tell: `a`'s selector selects the labels of `b`'s pod
 /// template, or `b`'s selects `a`'s ([`Objects::pod_template_of`] for an Argo Rollout with a
-/// `workloadRef`). The HPA controller then finds the pods of each under the selector of the
+/// `workloadRef`). Neither selector nor template of a kind whose pods are not known
+/// ([`Workload::pods_known`]: a custom resource, whose `/scale` selector its CRD's
+/// `labelSelectorPath` reads from wherever it says) counts. The HPA controller then finds the pods of each under the selector of the
 /// other's HPA too (`hpasControllingPodsUnderSelector`).
 pub fn pods_overlap<O: Objects + ?Sized>(objects: &O, a: &Workload, b: &Workload) -> bool {
     let selects = |x: &Workload, y: &Workload| {
-        x.selector.as_ref().is_some_and(|s| objects.pod_template_of(y).is_some_and(|t| s.matches(&t.pod_labels)))
+        x.pods_known()
+            && x.selector.as_ref().is_some_and(|s| objects.pod_template_of(y).is_some_and(|t| s.matches(&t.pod_labels)))
     };
     selects(a, b) || selects(b, a)
 }
@@ -1296,7 +1304,36 @@ fn integers_under<'a, F: Fields<'a>>(v: F, path: &str, out: &mut Vec<(String, i6
     }
 }
 
+/// The kinds whose pods are made from the pod template the object holds, by API group (the
+/// legacy group is `""`): Kubernetes' own workloads (their controllers in
+/// `pkg/controller/{deployment,replicaset,statefulset,daemon,job,cronjob}` and the
+/// ReplicationManager; a Pod is its own template, a PodTemplate what an Argo Rollout's
+/// `workloadRef` may name), Argo Rollouts' `Rollout` (rollout/replicaset.go makes ReplicaSets
+/// from `spec.template`, or from its `workloadRef`'s) and OpenShift's `DeploymentConfig`
+/// (ReplicationControllers from `spec.template`; once served in the legacy group as `v1`).
+const POD_TEMPLATE_KINDS: &[(&str, &[&str])] = &[
+    ("", &["Pod", "PodTemplate", "ReplicationController", "DeploymentConfig"]),
+    ("apps", &["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"]),
+    ("extensions", &["Deployment", "ReplicaSet", "DaemonSet"]),
+    ("batch", &["Job", "CronJob"]),
+    ("argoproj.io", &["Rollout"]),
+    ("apps.openshift.io", &["DeploymentConfig"]),
+];
+
 impl Workload {
+    /// Whether the rules know this object's pods: it is of a kind that makes them from the pod
+    /// template it holds (`POD_TEMPLATE_KINDS`), so its template's labels and containers are
+    /// its pods'. Any other object an HPA may scale is a custom resource with a `/scale`
+    /// subresource: its operator makes its pods (or none) as it sees fit, and the HPA
+    /// controller finds them by the selector its CRD's `labelSelectorPath` reads, wherever it
+    /// points. A `spec.template` or `spec.selector` it happens to have says nothing certain
+    /// of them, so the rules about the target's pods (HPA104, HPA201, HPA202, HPA407's shared
+    /// pods, HPA408's containers) do not guess from it.
+    pub fn pods_known(&self) -> bool {
+        let group = GroupVersion::parse_or_empty(&self.id.api_version).group();
+        POD_TEMPLATE_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&self.id.kind.as_str()))
+    }
+
     /// Why kube-apiserver refuses this workload, as far as the rules know (a built-in kind's
     /// replica count and selector), in its words as `release` words them: the field and the
     /// message. Its decoding first ([`Workload::undecodable`]: nothing is validated then);
@@ -3038,6 +3075,47 @@ mod tests {
         assert_eq!(w.pod_spec_path, "template.spec");
         let other = workload_from_json(id("example.com/v1", "PodTemplate"), &v);
         assert!(other.containers.is_empty(), "only the core kind");
+    }
+
+    /// Kubernetes' own workloads, Argo Rollouts and OpenShift DeploymentConfigs make their pods
+    /// from their template; a custom resource's pods are its operator's: not guessed, neither
+    /// its template nor its selector.
+    #[test]
+    fn only_known_kinds_make_pods_from_their_template() {
+        let id = |api_version: &str, kind: &str, name: &str| ObjectId {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            name: name.into(),
+            ..ObjectId::default()
+        };
+        let v = json!({"spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {
+            "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app"}]}}}});
+        for (api_version, kind) in [
+            ("apps/v1", "Deployment"),
+            ("apps/v1", "StatefulSet"),
+            ("apps/v1", "DaemonSet"),
+            ("v1", "ReplicationController"),
+            ("batch/v1", "Job"),
+            ("argoproj.io/v1alpha1", "Rollout"),
+            ("apps.openshift.io/v1", "DeploymentConfig"),
+        ] {
+            assert!(workload_from_json(id(api_version, kind, "a"), &v).pods_known(), "{kind}");
+        }
+        for (api_version, kind) in
+            [("apps.kruise.io/v1alpha1", "CloneSet"), ("example.com/v1", "Deployment"), ("apps/v1", "Worker")]
+        {
+            assert!(!workload_from_json(id(api_version, kind, "a"), &v).pods_known(), "{api_version} {kind}");
+        }
+        use crate::rules::index::{Entry, ObjectIndex};
+        let mut index: ObjectIndex = ObjectIndex::default();
+        index.insert(Entry::Workload(workload_from_json(id("example.com/v1", "Worker", "a"), &v)));
+        index.insert(Entry::Workload(workload_from_json(id("apps/v1", "Deployment", "b"), &v)));
+        let worker = index.workload("Worker", "default", "a").unwrap();
+        let deployment = index.workload("Deployment", "default", "b").unwrap();
+        assert!(index.pod_template_of(worker).is_none());
+        assert!(index.pod_template_of(deployment).is_some());
+        assert!(!pods_overlap(&index, worker, deployment));
+        assert!(index.workloads_sharing_pods(deployment).is_empty());
     }
 
     #[test]

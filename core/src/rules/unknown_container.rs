@@ -11,12 +11,19 @@ crate::declare_rule! {
     /// not have (neither a regular container nor a restartable init container, "sidecar"). The
     /// workload must be read with the HPA: in files, among the checked manifests; with `hpa-lint
     /// cluster`, in the namespaces read; in `hpa-webhook`, in its context cache (Argo Rollouts
-    /// included, no other custom resource). A plain init container (no `restartPolicy:
+    /// included, no other custom resource). A custom resource with a `/scale` subresource (any
+    /// kind but Kubernetes' own workloads, Argo Rollouts and OpenShift DeploymentConfigs) makes
+    /// its pods as its operator decides: its containers are not guessed from a `spec.template`
+    /// it may have. A plain init container (no `restartPolicy:
     /// Always`) is named as one: it exists, but it has finished before the pod runs, so it is
     /// never measured either.
     ///
     /// A target kube-apiserver refuses (HPA410) is never created and has no pods: this rule says
     /// nothing of it, HPA410 is the one finding.
+    /// An HPA whose target the controller never scales, a kind without a `scale` subresource
+    /// (HPA402: a DaemonSet, a Job, ...) or a built-in kind in a group that does not serve it
+    /// (HPA405), fails at `FailedGetScale` before it reads a metric: this rule says nothing of
+    /// it either.
     ///
     /// ## Why it matters
     ///

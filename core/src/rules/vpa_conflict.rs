@@ -43,7 +43,8 @@ crate::declare_rule! {
     /// the VPA sizes conflicts; a `ContainerResource` metric only its own container. The message
     /// names the containers. (Restartable init containers, "sidecars", are left out: the VPA
     /// sizes them only behind its `NativeSidecar` feature gate. When the pod template is not in
-    /// the set, a `Resource` metric conflicts when a policy the VPA has, or its defaults when it
+    /// the set, or the target is a custom resource, whose operator makes its pods as it
+    /// decides, a `Resource` metric conflicts when a policy the VPA has, or its defaults when it
     /// has none, controls the resource.)
     ///
     /// The severity follows the VPA's `updatePolicy.updateMode` (the update modes of
@@ -110,7 +111,9 @@ crate::declare_rule! {
     /// decides. A VPA that is not created (below) is not counted.
     ///
     /// A target kube-apiserver refuses (HPA410) is never created: the VPA sizes no pod of it
-    /// (HPA410 is the one finding); a VPA refused itself is still said.
+    /// (HPA410 is the one finding); a VPA refused itself is still said. Nor is a VPA on a target
+    /// the HPA controller never scales (HPA402: a DaemonSet, ...; HPA405): the HPA fails
+    /// before it reads a metric, so the two never meet.
     ///
     /// ## Why it matters
     ///
@@ -201,7 +204,9 @@ impl Rule for VpaConflict {
         let t = &cx.effective.spec.scale_target_ref;
         // A target kube-apiserver refuses has no pods for the VPA to size (HPA410 says why); a
         // VPA refused itself is still said.
-        let target_refused = cx.target_refusal().is_some();
+        // Nor for a target the controller never scales (HPA402, HPA405): the HPA fails
+        // before it reads a metric, so the two never meet.
+        let target_refused = cx.target_refusal().is_some() || !cx.scales_target();
         let on_target: Vec<&Vpa> = objects
             .vpas(cx.namespace())
             .iter()
