@@ -355,7 +355,7 @@ fn template_refusal<'a, F: Fields<'a>>(
     let mut size = 0;
     for (key, value) in annotations.into_iter().flat_map(Fields::entries) {
         size += key.len() + value.as_str().map_or(0, str::len);
-        if !crate::validation::names::qualified_name(&key.to_lowercase(), latest).is_empty() {
+        if !crate::validation::names::qualified_name(&crate::go::to_lower(&key), latest).is_empty() {
             refusal.annotation_keys.push(key.into_owned());
         }
     }
