@@ -990,10 +990,30 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     }
 }
 
-/// `encoding/json`'s case-insensitive key match (its `foldName`, for the ASCII names of
-/// the API).
+/// `encoding/json`'s case-insensitive key match: `foldName` of both the same (Go 1.21 and
+/// later, every release modelled). `foldName` upper-cases ASCII letters and maps any other rune
+/// through `unicode.ToUpper(unicode.ToLower(r))`, Unicode's simple mappings, which take four
+/// runes to ASCII letters: `ſ` (U+017F) to `S`, the Kelvin sign (U+212A) to `K`, `İ` (U+0130)
+/// and `ı` (U+0131) to `I`. `name` is a field name of the API, ASCII.
 fn equal_fold(name: &str, key: &str) -> bool {
-    name.len() == key.len() && name.eq_ignore_ascii_case(key)
+    let mut key = key.chars();
+    name.bytes().all(|b| key.next().and_then(fold_to_ascii) == Some(b.to_ascii_uppercase())) && key.next().is_none()
+}
+
+/// What `foldName` makes of one rune, when that is an ASCII character (see [`equal_fold`]).
+fn fold_to_ascii(c: char) -> Option<u8> {
+    if c.is_ascii() {
+        return u8::try_from(c).ok().map(|b| b.to_ascii_uppercase());
+    }
+    // The first rune of the full lowercase mapping is the simple one (`go::to_lower`); an
+    // uppercase mapping of more than one rune (`ß` to `SS`) is a full one, where the simple
+    // mapping leaves the rune as it is.
+    let lower = c.to_lowercase().next().unwrap_or(c);
+    let mut upper = lower.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) if u.is_ascii() => u8::try_from(u).ok(),
+        _ => None,
+    }
 }
 
 /// Decodes `source` as a `T` with kube-apiserver's decoding; `package` names the Go version

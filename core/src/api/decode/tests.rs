@@ -293,6 +293,27 @@ fn encoding_json_matches_keys_case_insensitively() -> TestResult {
     Ok(())
 }
 
+/// `foldName` maps runes through Unicode's simple case mappings: `ſ` (U+017F) folds to `S`, the
+/// Kelvin sign to `K`, `İ` and `ı` to `I`; `ß` stays itself (its uppercase `SS` is a full
+/// mapping), and a key of another length never matches.
+#[test]
+fn encoding_json_folds_keys_as_go_does() -> TestResult {
+    let text = "{\"\u{17f}caleUp\": {\"pol\u{131}c\u{130}es\": [{\"type\": \"Pods\", \"value\": 1, \"periodSeconds\": 60}]}}";
+    let d = decode_from::<crate::convert::annotations::InternalBehavior, _>(
+        json::JsonSource::new(text),
+        "autoscaling",
+        DecodeOptions::ENCODING_JSON,
+        Strictness::Lenient,
+    )
+    .map_err(|e| format!("{e:?}"))?;
+    assert_eq!(d.value.scale_up.ok_or("absent")?.policies.ok_or("absent")?[0].period_seconds, 60);
+    assert!(super::equal_fold("kind", "\u{212a}IND"));
+    assert!(!super::equal_fold("ss", "\u{df}"));
+    assert!(!super::equal_fold("scaleUp", "scaleUpx"));
+    assert!(!super::equal_fold("scaleUp", "scaleU"));
+    Ok(())
+}
+
 #[test]
 fn syntax_errors_win() {
     let text = format!(r#"{{{V2}, "spec": {{"maxReplicas": "x"}}}} trailing"#);
