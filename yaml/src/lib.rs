@@ -1539,6 +1539,15 @@ fn saphyr_error(
         .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open()));
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
+        // Flow collections deeper than saphyr reads: kubectl's error if it has one there.
+        None if info == SAPHYR_RECURSION_LIMIT => {
+            let blocks = builder
+                .stack
+                .iter()
+                .filter(|f| !matches!(f, Frame::Seq { bracket: true, .. } | Frame::Map { bracket: true, .. }))
+                .count();
+            kubectl::deep_flow(piece.text, past_end, blocks).unwrap_or_else(|| (at, scan_error_message(e)))
+        }
         None => (at, scan_error_message(e)),
     };
     Ok((piece.absolute(end.clamp(mark)), message))
@@ -2067,12 +2076,16 @@ impl EndOfText {
     }
 }
 
+/// saphyr's words for flow collections nested past its limit
+/// ([`kubectl::SAPHYR_FLOW_LEVELS`]).
+const SAPHYR_RECURSION_LIMIT: &str = "recursion limit exceeded";
+
 /// saphyr's words for an error go-yaml would not meet (or not there), marked as ours.
 fn scan_error_message(e: &ScanError) -> String {
     // saphyr counts flow levels in a `u8` and gives up past 255 with a message that names its
     // implementation, not the input.
     match e.info() {
-        "recursion limit exceeded" => {
+        SAPHYR_RECURSION_LIMIT => {
             "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels".to_string()
         }
         info => format!("invalid YAML: {info}"),
