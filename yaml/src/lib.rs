@@ -1360,22 +1360,22 @@ fn read_events(
                 }
             }
             Event::SequenceStart(anchor, _) => {
-                if builder.stack.len() >= limits.max_depth {
-                    fatal = Some(too_deep(span.start, limits));
-                    continue;
-                }
                 // saphyr's span of a flow sequence's start is its `[`; a block one's is empty.
                 let bracket = local_end.index > local_start.index;
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
+                    continue;
+                }
                 builder.open_collection(span.start, anchor, false, false, bracket);
             }
             Event::MappingStart(anchor, _) => {
-                if builder.stack.len() >= limits.max_depth {
-                    fatal = Some(too_deep(span.start, limits));
-                    continue;
-                }
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
                 // and so is a pair's of a flow sequence, the only mapping there without `{`.
                 let bracket = local_end.index > local_start.index;
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
+                    continue;
+                }
                 let flow = !builder.json && (bracket || builder.open() == kubectl::Open::FlowSequence);
                 builder.open_collection(span.start, anchor, true, flow, bracket);
             }
@@ -1419,6 +1419,29 @@ fn in_file(span: Span, piece: &kubectl::Piece<'_>, whole_text: bool, end: EndOfT
 #[inline(never)]
 fn too_deep(at: Mark, limits: Limits) -> (Mark, String) {
     (at, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth))
+}
+
+/// The error for a collection nested deeper than the limit allows, starting at `at` (of the
+/// file; `local_start` in the piece): kubectl's where go-yaml refuses the block nesting too
+/// ([`kubectl::deep_block`], for block collections outside any flow one), else ours.
+#[cold]
+#[inline(never)]
+fn too_deep_here(
+    builder: &Builder<'_>,
+    piece: &kubectl::Piece<'_>,
+    local_start: Mark,
+    at: Mark,
+    bracket: bool,
+    limits: Limits,
+) -> (Mark, String) {
+    if !bracket && builder.stack.iter().all(|frame| !frame.bracket()) {
+        let mut open: Vec<u32> = builder.block_starts(piece).map(|m| m.col).collect();
+        open.reverse();
+        if let Some((mark, message)) = kubectl::deep_block(piece.text, local_start, &open) {
+            return (piece.absolute(mark), message);
+        }
+    }
+    too_deep(at, limits)
 }
 
 /// Builds an alias (at `span`, of the file; `local_start` in the piece): a copy of its anchor's
