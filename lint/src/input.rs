@@ -769,7 +769,11 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
             return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
         }
     }
-    let has_kind = kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty());
+    // `Unstructured.GroupVersionKind` is empty whole, kind included, when `apiVersion` does not
+    // parse (`schema.ParseGroupVersion`: more than one `/`); one that is no string reads as "".
+    let api_version = root.get("apiVersion").and_then(Node::as_str).unwrap_or_default();
+    let has_kind =
+        kind.and_then(Node::as_str).is_some_and(|k| !k.is_empty()) && GroupVersion::parse(api_version).is_ok();
     if !has_kind {
         if is_kindless_list(root) {
             return None;
@@ -1110,7 +1114,8 @@ pub fn take_document<'r, 'a>(rest: &mut &'r [ObjectRef<'a>], document: usize) ->
 /// kubectl cannot type (among `refused`, the file's [`not_objects`]). All are reported with
 /// the file when it holds objects.
 ///
-/// A document whose metadata kubectl refuses ([`Refusal::Metadata`]) is refused whole, a
+/// A document whose metadata kubectl refuses ([`Refusal::Metadata`]), or that it finds no kind
+/// in ([`Refusal::MissingKind`]: a list whose `apiVersion` does not parse), is refused whole, a
 /// list's items with it; so is a list with an item that is no mapping ([`Refusal::NotAnObject`]
 /// of an item: `unstructuredJSONScheme.decodeToList` fails, and none of its items is sent).
 pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
@@ -1118,7 +1123,7 @@ pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> boo
         && !refused.iter().any(|d| {
             d.document == obj.document
                 && (d.item == obj.item && d.why != Refusal::NotAnObject
-                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. })
+                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. } | Refusal::MissingKind)
                     || d.item.is_some() && d.why == Refusal::NotAnObject)
         })
 }
@@ -1591,6 +1596,32 @@ mod tests {
         assert_eq!(typed("v1", ""), Some(Refusal::MissingKind));
         let document = SourceFile::from_text("x.yaml", "apiVersion: apps/\nkind: Deployment\n".into());
         assert_eq!(untyped(&objects(0, &document)[0]), None, "a document is decoded, not typed");
+    }
+
+    /// An `apiVersion` with more than one `/` leaves kubectl no kind (`Unstructured.GroupVersionKind`
+    /// is empty whole when `ParseGroupVersion` fails): the document is refused as one without a
+    /// kind, a list with its items; one with a version that merely is not served is not.
+    #[test]
+    fn an_api_version_that_does_not_parse_leaves_no_kind() {
+        let text = "apiVersion: autoscaling/v2/x\nkind: HorizontalPodAutoscaler\n---\n\
+                    apiVersion: a/b/c\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n\
+                    ---\napiVersion: autoscaling/v9\nkind: HorizontalPodAutoscaler\n";
+        assert_eq!(
+            not_objects_of(text),
+            [
+                (1, "Object 'Kind' is missing in '{\"apiVersion\":\"autoscaling/v2/x\",\"kind\":\"HorizontalPodAutoscaler\"}'".to_string()),
+                (
+                    4,
+                    "Object 'Kind' is missing in '{\"apiVersion\":\"a/b/c\",\"items\":[{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}],\"kind\":\"List\"}'"
+                        .to_string()
+                ),
+            ]
+        );
+        let parsed = source::parse(text);
+        let objs = objects_in(0, &parsed);
+        let refused = not_objects(&parsed, text, &objs);
+        let counted: Vec<_> = objs.iter().map(|o| (o.document, counts_as_object(o, &refused))).collect();
+        assert_eq!(counted, [(0, false), (1, false), (2, true)]);
     }
 
     /// A document's `apiVersion` and `metadata` decode into Go's types or kubectl refuses the

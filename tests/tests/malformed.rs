@@ -219,9 +219,20 @@ fn a_50_mb_file() {
     );
 }
 
+/// Nesting deeper than we read is refused in our words (saphyr reads 255 flow levels, our tree
+/// 512), unless kubectl refuses it too: past go-yaml's 10000 flow levels or 10000 block
+/// indentation columns (`exceeded max depth of 10000`, at the bracket or entry), or past the 10000 levels `encoding/json` reads of the JSON it
+/// converts to (every collection counted, block ones included: `invalid character '['
+/// exceeded max depth`), both in kubectl's words.
 #[test]
 fn deep_nesting() {
     let flow = format!("{VALID}  behavior: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    // `VALID`'s root and `spec` and 10000 sequences: JSON 10002 levels deep, YAML 10000 flow levels.
+    let json_depth = format!("{VALID}  behavior: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let flow_depth = format!("{VALID}  behavior: {}{}\n", "{a: ".repeat(10_001), "}".repeat(10_001));
+    // The root, `spec` and 9999 sequences right of `metrics`' (which is at `spec`'s column):
+    // 10001 columns on go-yaml's stack.
+    let block_depth = format!("{VALID}  metrics:\n  - {}x\n", "- ".repeat(9_999));
     let block: String = (0..1000).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
     let json = format!("{}1{}", "{\"a\": ".repeat(5000), "}".repeat(5000));
     let flow_limit = "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels";
@@ -230,6 +241,27 @@ fn deep_nesting() {
         ("flow", flow, flow_limit, 8, 268),
         ("block", block, block_limit, 513, 1025),
         ("json", json, flow_limit, 1, 1531),
+        (
+            "json depth",
+            json_depth,
+            "error unmarshaling JSON: while decoding JSON: invalid character '[' exceeded max depth",
+            8,
+            10011,
+        ),
+        (
+            "flow depth",
+            flow_depth,
+            "error converting YAML to JSON: yaml: line 8: exceeded max depth of 10000",
+            8,
+            40013,
+        ),
+        (
+            "block depth",
+            block_depth,
+            "error converting YAML to JSON: yaml: line 9: exceeded max depth of 10000",
+            9,
+            20001,
+        ),
     ] {
         let run = validate(text.as_bytes());
         assert_eq!(run.code, 1, "{what}");

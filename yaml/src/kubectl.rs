@@ -933,7 +933,7 @@ pub(crate) fn line_as_line_reader_counts(piece: Piece<'_>, error: &mut crate::Sy
 /// of the document). Every message of saphyr's scanner and parser is mapped to go-yaml's
 /// error for that state of its scanner, or, where go-yaml's scanner reads on, to what its
 /// parser then expects in the open collection; `None` only for the nesting saphyr gives up
-/// on, which is a limit of ours (go-yaml's is 10000 levels).
+/// on, which is a limit of ours ([`deep_flow`] says where kubectl gives up too).
 pub(crate) fn go_yaml_error(message: &str, mark: Mark, piece: &str, open: Open) -> Option<(Mark, String)> {
     // What go-yaml's parser expects in the open collection where saphyr stopped, for a token
     // that go-yaml scans there but does not expect: in a block collection, a node right after
@@ -1169,6 +1169,166 @@ fn resolves(content: &str) -> bool {
         let after = content[i + 1..].trim_start_matches(' ');
         i > 0 && after.starts_with(':') && after[1..].chars().next().is_none_or(|c| c == ' ' || c == '\t')
     })
+}
+
+/// The flow level saphyr gives up past (it counts flow levels in a `u8`).
+pub(crate) const SAPHYR_FLOW_LEVELS: usize = 255;
+
+/// go-yaml's `max_flow_level` (`scannerc.go`), and `encoding/json`'s `maxNestingDepth`.
+const GO_MAX_DEPTH: usize = 10_000;
+
+/// kubectl's error for flow collections nested deeper than saphyr reads, from the bracket
+/// saphyr refused at `mark` (of `piece`, the first past [`SAPHYR_FLOW_LEVELS`]), inside
+/// `blocks` block collections; `None` where kubectl reads them (a limit of ours).
+///
+/// Two limits of 10000 levels apply. go-yaml's scanner refuses a flow collection opened past
+/// `max_flow_level` (`yaml_parser_increase_flow_level`: `yaml: line N: exceeded max depth of
+/// 10000`, a scanner error at the bracket). Below it, the document converts, and the JSON that
+/// `sigs.k8s.io/yaml` then unmarshals counts every collection, block ones included: past
+/// `maxNestingDepth`, `encoding/json`'s scanner refuses the bracket (`pushParseState`), and
+/// kubectl says `error unmarshaling JSON: while decoding JSON: invalid character '[' exceeded
+/// max depth`. The brackets are counted outside quoted scalars and comments.
+pub(crate) fn deep_flow(piece: &str, mark: Mark, blocks: usize) -> Option<(Mark, String)> {
+    let bytes = piece.as_bytes();
+    let mut i = offset(piece, mark);
+    let (mut flow, mut depth) = (SAPHYR_FLOW_LEVELS, SAPHYR_FLOW_LEVELS + blocks);
+    let mut json: Option<(usize, u8)> = None;
+    // The last byte that is not white space: a quote after one of these starts a scalar.
+    let mut last = b'[';
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'[' | b'{' => {
+                flow += 1;
+                depth += 1;
+                if flow > GO_MAX_DEPTH {
+                    let at = mark_at(piece, i);
+                    return Some((at, worded(at, &format!("exceeded max depth of {GO_MAX_DEPTH}"), Count::Scanner)));
+                }
+                if depth > GO_MAX_DEPTH && json.is_none() {
+                    json = Some((i, b));
+                }
+            }
+            b']' | b'}' => {
+                flow = flow.saturating_sub(1);
+                depth = depth.saturating_sub(1);
+                if flow == 0 {
+                    break;
+                }
+            }
+            b'"' | b'\'' if matches!(last, b'[' | b'{' | b',' | b':' | b'?') => {
+                let mut j = i + 1;
+                while let Some(&c) = bytes.get(j) {
+                    if c == b'\\' && b == b'"' {
+                        j += 1;
+                    } else if c == b {
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            b'#' if i == 0 || bytes.get(i - 1).is_some_and(|c| c.is_ascii_whitespace()) => {
+                i = bytes.get(i..).and_then(|rest| memchr::memchr2(b'\n', b'\r', rest)).map_or(bytes.len(), |n| i + n);
+                continue;
+            }
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            last = b;
+        }
+        i += 1;
+    }
+    let (at, bracket) = json?;
+    let message = format!(
+        "error unmarshaling JSON: while decoding JSON: invalid character '{}' exceeded max depth",
+        char::from(bracket)
+    );
+    Some((mark_at(piece, at), message))
+}
+
+/// kubectl's error for block collections nested deeper than our tree holds, from the block
+/// collection that starts at `mark` (of `piece`), inside the open block collections that start
+/// at the columns `open` (the outermost first); `None` where go-yaml reads on, or where the text
+/// is more than the plain block keys and entries this follows (a limit of ours).
+///
+/// go-yaml's scanner keeps a stack of indentation columns, one pushed for each block collection
+/// that starts right of the current one (`yaml_parser_roll_indent`: at a `-` or `?` entry, and at
+/// a simple key's `:`), popped at each token left of it (`yaml_parser_unroll_indent`), and refuses
+/// a push past `max_indents` (`yaml: line N: exceeded max depth of 10000`, a scanner error).
+pub(crate) fn deep_block(piece: &str, mark: Mark, open: &[u32]) -> Option<(Mark, String)> {
+    let mut indents: Vec<usize> = Vec::new();
+    // go-yaml's `parser.indent`, from -1: a column plus one.
+    let mut indent = 0usize;
+    // `yaml_parser_roll_indent`: whether the stack is then past go-yaml's limit.
+    fn roll(indents: &mut Vec<usize>, indent: &mut usize, column: usize) -> bool {
+        if *indent < column + 1 {
+            indents.push(*indent);
+            *indent = column + 1;
+        }
+        indents.len() > GO_MAX_DEPTH
+    }
+    for &column in open {
+        roll(&mut indents, &mut indent, column as usize);
+    }
+    let refused = |at: usize| {
+        let at = mark_at(piece, at);
+        Some((at, worded(at, &format!("exceeded max depth of {GO_MAX_DEPTH}"), Count::Scanner)))
+    };
+    let bytes = piece.as_bytes();
+    let mut i = offset(piece, mark);
+    let mut line_start = i.saturating_sub(mark.col as usize);
+    let column = |line_start: usize, i: usize| piece.get(line_start..i).map_or(0, |s| s.chars().count());
+    loop {
+        while bytes.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        let blank = |b: Option<&u8>| matches!(b, None | Some(b' ' | b'\n' | b'\r'));
+        match bytes.get(i) {
+            None => return None,
+            Some(b'\n' | b'\r') => {
+                i += if bytes.get(i..i + 2) == Some(b"\r\n") { 2 } else { 1 };
+                line_start = i;
+                let col = bytes.get(i..).map_or(0, |rest| rest.iter().take_while(|b| **b == b' ').count());
+                // A token left of the indentation closes the collections right of it.
+                if !matches!(bytes.get(i + col), None | Some(b'\n' | b'\r' | b'#')) {
+                    while indent > col + 1
+                        && let Some(outer) = indents.pop()
+                    {
+                        indent = outer;
+                    }
+                }
+            }
+            Some(b'#') => {
+                i = bytes.get(i..).and_then(|rest| memchr::memchr2(b'\n', b'\r', rest)).map_or(bytes.len(), |n| i + n);
+            }
+            Some(b'-' | b'?') if blank(bytes.get(i + 1)) => {
+                if roll(&mut indents, &mut indent, column(line_start, i)) {
+                    return refused(i);
+                }
+                i += 1;
+            }
+            Some(b) if !b"[]{},#&*!|>'\"%@`\t".contains(b) => {
+                let end =
+                    bytes.get(i..).and_then(|rest| memchr::memchr2(b'\n', b'\r', rest)).map_or(bytes.len(), |n| i + n);
+                let line = bytes.get(i..end).unwrap_or_default();
+                // The line up to a comment.
+                let line = line.windows(2).position(|w| w == b" #").and_then(|n| line.get(..n)).unwrap_or(line);
+                let colon = line.windows(2).position(|w| w == b": ");
+                let colon = colon.or_else(|| line.ends_with(b":").then(|| line.len() - 1));
+                match colon {
+                    Some(k) => {
+                        if roll(&mut indents, &mut indent, column(line_start, i)) {
+                            return refused(i);
+                        }
+                        i += k + 1;
+                    }
+                    // A scalar value: the rest of the line.
+                    None => i = end,
+                }
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// Whether saphyr stopped at a `-` followed by a blank inside a flow collection opened on
@@ -1640,6 +1800,74 @@ pub(crate) fn line_starts(text: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Past saphyr's flow levels, kubectl's errors: go-yaml's scanner past 10000 flow levels,
+    /// at the bracket (the line named from the second on), else `encoding/json` past 10000
+    /// levels of the converted JSON, block collections counted; brackets in quoted scalars
+    /// and comments are no collections; `None` where kubectl reads it all.
+    #[test]
+    fn flow_nesting_past_saphyrs_limit_is_refused_where_kubectl_refuses_it() {
+        // The bracket saphyr refuses, the 256th.
+        let at = |_: &str| Mark { index: 255, line: 1, col: 255 };
+        let seqs = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let (mark, message) = deep_flow(&seqs(10_001), at(""), 0).unwrap();
+        assert_eq!((mark.line, mark.col), (1, 10_000));
+        assert_eq!(message, "error converting YAML to JSON: yaml: exceeded max depth of 10000");
+        let (mark, message) = deep_flow(&seqs(9_999), at(""), 2).unwrap();
+        assert_eq!((mark.line, mark.col), (1, 9_998));
+        assert_eq!(message, "error unmarshaling JSON: while decoding JSON: invalid character '[' exceeded max depth");
+        assert_eq!(deep_flow(&seqs(9_999), at(""), 1), None);
+        assert_eq!(deep_flow(&seqs(300), at(""), 0), None);
+        let quoted = format!(
+            "{}\"{}\", '{}' # {}\n{}",
+            "[".repeat(300),
+            "[".repeat(10_000),
+            "{".repeat(10_000),
+            "[".repeat(10_000),
+            "]".repeat(300)
+        );
+        assert_eq!(deep_flow(&quoted, at(""), 5), None);
+        let maps = format!("[\n{}", "{a: ".repeat(10_000));
+        let (mark, message) = deep_flow(&maps, Mark { index: 2 + 254 * 4, line: 2, col: 254 * 4 }, 0).unwrap();
+        assert_eq!((mark.line, mark.col), (2, 9_999 * 4));
+        assert_eq!(message, "error converting YAML to JSON: yaml: line 2: exceeded max depth of 10000");
+    }
+
+    /// Past our tree's depth, kubectl's error where go-yaml's stack of indentation columns
+    /// passes 10000 (a push for each collection right of the last, a pop for each token left
+    /// of it), at the token that passes it; `None` where go-yaml reads on, and where the text
+    /// is more than plain keys and entries.
+    #[test]
+    fn block_nesting_past_our_depth_is_refused_where_go_yaml_refuses_it() {
+        let open: Vec<u32> = (0..512).map(|i| i * 2).collect();
+        let at = Mark { index: 1024, line: 1, col: 1024 };
+        let dashes = |n: usize| format!("{}x\n", "- ".repeat(n));
+        let (mark, message) = deep_block(&dashes(10_001), at, &open).unwrap();
+        assert_eq!((mark.line, mark.col), (1, 20_000));
+        assert_eq!(message, "error converting YAML to JSON: yaml: exceeded max depth of 10000");
+        assert_eq!(deep_block(&dashes(10_000), at, &open), None);
+        // Keys, each a column right of the last, after comments and blank lines; a line back
+        // at the left closes them all.
+        let keys = |n: usize, back: bool| {
+            let mut text = String::from("a:\n");
+            for d in 1..n {
+                text.push_str(&format!("{}a: # c\n\n", " ".repeat(d)));
+                if back && d == 5000 {
+                    text.push_str("b:\n");
+                }
+            }
+            text
+        };
+        // The key at depth 512, on line 1024.
+        let (open, at): (Vec<u32>, _) = ((0..512).collect(), Mark { index: 0, line: 1024, col: 512 });
+        let text = keys(10_002, false);
+        let (mark, message) = deep_block(&text, at, &open).unwrap();
+        assert_eq!((mark.line, mark.col), (20_000, 10_000));
+        assert_eq!(message, "error converting YAML to JSON: yaml: line 20000: exceeded max depth of 10000");
+        let text = keys(10_002, true);
+        assert_eq!(deep_block(&text, at, &open), None);
+        assert_eq!(deep_block("- [\n", Mark::default(), &[]), None);
+    }
 
     #[test]
     fn json_surrogate_escapes_are_rewritten_for_saphyr() {

@@ -1360,22 +1360,22 @@ fn read_events(
                 }
             }
             Event::SequenceStart(anchor, _) => {
-                if builder.stack.len() >= limits.max_depth {
-                    fatal = Some(too_deep(span.start, limits));
-                    continue;
-                }
                 // saphyr's span of a flow sequence's start is its `[`; a block one's is empty.
                 let bracket = local_end.index > local_start.index;
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
+                    continue;
+                }
                 builder.open_collection(span.start, anchor, false, false, bracket);
             }
             Event::MappingStart(anchor, _) => {
-                if builder.stack.len() >= limits.max_depth {
-                    fatal = Some(too_deep(span.start, limits));
-                    continue;
-                }
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
                 // and so is a pair's of a flow sequence, the only mapping there without `{`.
                 let bracket = local_end.index > local_start.index;
+                if builder.stack.len() >= limits.max_depth {
+                    fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
+                    continue;
+                }
                 let flow = !builder.json && (bracket || builder.open() == kubectl::Open::FlowSequence);
                 builder.open_collection(span.start, anchor, true, flow, bracket);
             }
@@ -1419,6 +1419,29 @@ fn in_file(span: Span, piece: &kubectl::Piece<'_>, whole_text: bool, end: EndOfT
 #[inline(never)]
 fn too_deep(at: Mark, limits: Limits) -> (Mark, String) {
     (at, format!("invalid YAML: nesting deeper than {} levels", limits.max_depth))
+}
+
+/// The error for a collection nested deeper than the limit allows, starting at `at` (of the
+/// file; `local_start` in the piece): kubectl's where go-yaml refuses the block nesting too
+/// ([`kubectl::deep_block`], for block collections outside any flow one), else ours.
+#[cold]
+#[inline(never)]
+fn too_deep_here(
+    builder: &Builder<'_>,
+    piece: &kubectl::Piece<'_>,
+    local_start: Mark,
+    at: Mark,
+    bracket: bool,
+    limits: Limits,
+) -> (Mark, String) {
+    if !bracket && builder.stack.iter().all(|frame| !frame.bracket()) {
+        let mut open: Vec<u32> = builder.block_starts(piece).map(|m| m.col).collect();
+        open.reverse();
+        if let Some((mark, message)) = kubectl::deep_block(piece.text, local_start, &open) {
+            return (piece.absolute(mark), message);
+        }
+    }
+    too_deep(at, limits)
 }
 
 /// Builds an alias (at `span`, of the file; `local_start` in the piece): a copy of its anchor's
@@ -1539,6 +1562,15 @@ fn saphyr_error(
         .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open()));
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
+        // Flow collections deeper than saphyr reads: kubectl's error if it has one there.
+        None if info == SAPHYR_RECURSION_LIMIT => {
+            let blocks = builder
+                .stack
+                .iter()
+                .filter(|f| !matches!(f, Frame::Seq { bracket: true, .. } | Frame::Map { bracket: true, .. }))
+                .count();
+            kubectl::deep_flow(piece.text, past_end, blocks).unwrap_or_else(|| (at, scan_error_message(e)))
+        }
         None => (at, scan_error_message(e)),
     };
     Ok((piece.absolute(end.clamp(mark)), message))
@@ -2067,12 +2099,16 @@ impl EndOfText {
     }
 }
 
+/// saphyr's words for flow collections nested past its limit
+/// ([`kubectl::SAPHYR_FLOW_LEVELS`]).
+const SAPHYR_RECURSION_LIMIT: &str = "recursion limit exceeded";
+
 /// saphyr's words for an error go-yaml would not meet (or not there), marked as ours.
 fn scan_error_message(e: &ScanError) -> String {
     // saphyr counts flow levels in a `u8` and gives up past 255 with a message that names its
     // implementation, not the input.
     match e.info() {
-        "recursion limit exceeded" => {
+        SAPHYR_RECURSION_LIMIT => {
             "invalid YAML: flow collections ([...] or {...}) nested deeper than 255 levels".to_string()
         }
         info => format!("invalid YAML: {info}"),
