@@ -298,7 +298,8 @@ fn encoding_json_matches_keys_case_insensitively() -> TestResult {
 /// mapping), and a key of another length never matches.
 #[test]
 fn encoding_json_folds_keys_as_go_does() -> TestResult {
-    let text = "{\"\u{17f}caleUp\": {\"pol\u{131}c\u{130}es\": [{\"type\": \"Pods\", \"value\": 1, \"periodSeconds\": 60}]}}";
+    let text =
+        "{\"\u{17f}caleUp\": {\"pol\u{131}c\u{130}es\": [{\"type\": \"Pods\", \"value\": 1, \"periodSeconds\": 60}]}}";
     let d = decode_from::<crate::convert::annotations::InternalBehavior, _>(
         json::JsonSource::new(text),
         "autoscaling",
