@@ -212,7 +212,7 @@ impl Quantity {
             exp = NANO;
         }
         if format == Format::BinarySI {
-            let probe = Quantity {
+            let probe = |mantissa, exp| Quantity {
                 mantissa,
                 exp,
                 wide: None,
@@ -222,21 +222,11 @@ impl Quantity {
                 exponent_past_e: false,
                 zero_value: false,
             };
-            if probe.cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
+            if probe(mantissa, exp).cmp_value(&Quantity::from_i64(i64::MAX)) == Ordering::Greater {
                 mantissa = i128::from(i64::MAX);
                 exp = 0;
             }
-            let probe = Quantity {
-                mantissa,
-                exp,
-                wide: None,
-                format,
-                cached: None,
-                dec: true,
-                exponent_past_e: false,
-                zero_value: false,
-            };
-            if mantissa != 0 && probe.cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
+            if mantissa != 0 && probe(mantissa, exp).cmp_value(&Quantity::from_i64(1)) == Ordering::Less {
                 format = Format::DecimalSI;
             }
         }
