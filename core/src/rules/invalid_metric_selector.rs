@@ -138,7 +138,7 @@ mod tests {
     use crate::api::VersionedHpa;
     use crate::check::{self, Input, Options, Written};
     use crate::features::{FeatureGates, KubernetesVersion};
-    use crate::rules::{Location, Rule};
+    use crate::rules::Rule;
 
     /// HPA206's messages for an HPA whose External metric `q` has `selector`, on `release`.
     fn messages(selector: serde_json::Value, release: KubernetesVersion) -> Vec<(String, String)> {
@@ -155,15 +155,7 @@ mod tests {
             Input { object: Written::Decoded(Box::new(object)), old: None, id: None, world: None, duplicate_keys: &[] };
         let report = check::check(input, &opts);
         assert!(report.allowed(), "{:?}", report.message());
-        report
-            .findings
-            .into_iter()
-            .filter(|f| f.rule.id == "HPA206")
-            .map(|f| match f.location {
-                Location::Hpa(path) => (path, f.message),
-                other => panic!("{other:?}"),
-            })
-            .collect()
+        crate::rules::hpa_findings(report.findings, "HPA206")
     }
 
     /// The finding around the controller's error `error`.

@@ -609,6 +609,19 @@ pub fn scalable_group(kind: &str) -> Option<&'static str> {
     crate::api::GroupVersion::parse(served.first()?).ok().map(crate::api::GroupVersion::group)
 }
 
+/// The field path and message of each finding of rule `id` about the HPA, for the rules' tests.
+#[cfg(test)]
+pub(crate) fn hpa_findings(findings: Vec<Finding>, id: &str) -> Vec<(String, String)> {
+    findings
+        .into_iter()
+        .filter(|f| f.rule.id == id)
+        .map(|f| match f.location {
+            Location::Hpa(path) => (path, f.message),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -132,7 +132,6 @@ mod tests {
     use crate::api::VersionedHpa;
     use crate::check::{self, Input, Options, Written};
     use crate::features::{FeatureGates, KubernetesVersion};
-    use crate::rules::Location;
     use crate::test_support::hpa_with_scale_up_tolerance as hpa;
 
     /// HPA306's messages for `object` on 1.33 (gate off by default), as a CREATE or as an
@@ -143,15 +142,7 @@ mod tests {
             Input { object: Written::Decoded(Box::new(object)), old, id: None, world: None, duplicate_keys: &[] };
         let report = check::check(input, &opts);
         assert!(report.allowed(), "{:?}", report.message());
-        report
-            .findings
-            .into_iter()
-            .filter(|f| f.rule.id == "HPA306")
-            .map(|f| match f.location {
-                Location::Hpa(path) => (path, f.message),
-                other => panic!("{other:?}"),
-            })
-            .collect()
+        crate::rules::hpa_findings(report.findings, "HPA306")
     }
 
     const DROPPED: &str = "HPAConfigurableTolerance is off: kube-apiserver drops this tolerance silently and the controller's global tolerance (0.1) applies";
