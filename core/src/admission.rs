@@ -75,7 +75,9 @@ impl Outcome {
 
     /// The message of the 422 status, or `None` when allowed.
     pub fn status_message(&self) -> Option<String> {
-        (!self.errors.is_empty()).then(|| field::invalid_message(api::KIND, api::GROUP, self.name(), &self.errors))
+        (!self.errors.is_empty()).then(|| {
+            field::invalid_message_bytes(api::KIND, api::GROUP, self.object.metadata.name_bytes(), &self.errors)
+        })
     }
 }
 
@@ -157,9 +159,21 @@ pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates
     }
     drop_disabled_fields(hpa, gates);
     if hpa.metadata.name.is_empty() && !hpa.metadata.generate_name.is_empty() {
-        let base: String = hpa.metadata.generate_name.chars().take(58).collect();
-        hpa.metadata.name = format!("{base}{GENERATED_NAME_SUFFIX}");
+        let name = generated_name(hpa.metadata.generate_name.as_bytes());
+        hpa.metadata.set_name_bytes(name);
     }
+}
+
+/// The longest prefix of a generated name: a name is at most 63 bytes, five of them random
+/// (`MaxGeneratedNameLength` of `k8s.io/apiserver/pkg/storage/names`).
+const MAX_GENERATED_NAME_PREFIX: usize = 58;
+
+/// `names.SimpleNameGenerator.GenerateName`: `generateName` cut to 58 *bytes* (a Go string
+/// slice, which may split a UTF-8 character and leave its first bytes, invalid UTF-8, in the
+/// name), then the random suffix ([`GENERATED_NAME_SUFFIX`] here).
+fn generated_name(generate_name: &[u8]) -> Vec<u8> {
+    let base = generate_name.get(..MAX_GENERATED_NAME_PREFIX).unwrap_or(generate_name);
+    [base, GENERATED_NAME_SUFFIX.as_bytes()].concat()
 }
 
 /// `rest.BeforeUpdate` and the strategy's `PrepareForUpdate`: `generation` taken from the old
@@ -460,9 +474,57 @@ mod tests {
             let messages: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
             assert_eq!(messages, [format!("metadata.generateName: Invalid value: \"{generate_name}\": {refused}")]);
         }
+        // 58 bytes: a prefix of multi-byte characters keeps 29 of its 30 `é`.
+        let mut object = hpa(None);
+        object.metadata_mut().name = String::new();
+        object.metadata_mut().generate_name = format!("{}-", "\u{e9}".repeat(30));
+        let outcome = admit(&object, None, Operation::Create, &opts).unwrap();
+        assert_eq!(outcome.name(), format!("{}xxxxx", "\u{e9}".repeat(29)));
+        assert_eq!(outcome.object.metadata.invalid_utf8_name, None);
         // A name and a prefix of the DNS rule pass the path rule too.
         let mut object = hpa(None);
         object.metadata_mut().generate_name = "web-".into();
         assert_eq!(admit(&object, None, Operation::Create, &opts).unwrap().errors, Vec::new());
+    }
+
+    /// `names.SimpleNameGenerator` cuts `generateName` at 58 bytes, here inside the `é` that
+    /// follows 57 `a`: its first byte stays in the name, invalid UTF-8, which `%q` prints as
+    /// `\xc3` in the field error (a Go `string`: `%q` in 1.33 and from 1.34 alike) and in the
+    /// status message (`errors.NewInvalid`).
+    #[test]
+    fn a_generated_name_cut_inside_a_character_keeps_the_invalid_byte() {
+        let generate_name = format!("{}\u{e9}-", "a".repeat(57));
+        let name = format!("{}\\xc3xxxxx", "a".repeat(57));
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', \
+                         and must start and end with an alphanumeric character (e.g. 'example.com', regex used for \
+                         validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        for version in [KubernetesVersion::V1_33, KubernetesVersion::V1_34, KubernetesVersion::V1_38] {
+            let opts = AdmissionOptions { gates: FeatureGates::new(version), ..AdmissionOptions::default() };
+            let mut object = hpa(None);
+            object.metadata_mut().name = String::new();
+            object.metadata_mut().generate_name.clone_from(&generate_name);
+            let outcome = admit(&object, None, Operation::Create, &opts).unwrap();
+            let mut bytes = "a".repeat(57).into_bytes();
+            bytes.extend(b"\xc3xxxxx");
+            assert_eq!(outcome.object.metadata.name_bytes(), bytes.as_slice(), "{version}");
+            assert_eq!(outcome.name(), format!("{}\u{fffd}xxxxx", "a".repeat(57)), "{version}");
+            let messages: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
+            assert_eq!(
+                messages,
+                [
+                    format!("metadata.generateName: Invalid value: \"{generate_name}\": {subdomain}"),
+                    format!("metadata.name: Invalid value: \"{name}\": {subdomain}"),
+                ],
+                "{version}"
+            );
+            assert_eq!(
+                outcome.status_message().unwrap(),
+                format!(
+                    "HorizontalPodAutoscaler.autoscaling \"{name}\" is invalid: [{}, {}]",
+                    messages[0], messages[1]
+                ),
+                "{version}"
+            );
+        }
     }
 }

@@ -175,6 +175,10 @@ pub enum BadValue {
     Bool(bool),
     /// A Go `string`: printed with `%q`.
     Str(String),
+    /// A Go `string` that is not valid UTF-8 (a generated name whose 58-byte prefix was cut
+    /// inside a character): printed with `%q` in every release, an invalid byte as `\xNN`
+    /// (`case string:` of `ErrorBody`, before and after #132314).
+    Bytes(Vec<u8>),
     /// A value of a named Go string type without a `String()` method (`MetricSourceType`,
     /// `types.UID`, ...): JSON-quoted from 1.34, `%#v` (Go-quoted) before.
     Named(String),
@@ -216,6 +220,7 @@ impl BadValue {
             BadValue::Int(i) => i.to_string(),
             BadValue::Bool(b) => b.to_string(),
             BadValue::Str(s) => go::quote(s),
+            BadValue::Bytes(b) => go::quote_bytes(b),
             BadValue::Named(s) if reflect => go::quote(s),
             BadValue::Stringer(s) if reflect => s.clone(),
             BadValue::Named(s) | BadValue::Stringer(s) => go::json_string(s),
@@ -238,6 +243,7 @@ impl BadValue {
             BadValue::Int(i) => serde_json::Value::from(*i),
             BadValue::Bool(b) => serde_json::Value::Bool(*b),
             BadValue::Str(s) | BadValue::Named(s) | BadValue::Stringer(s) => serde_json::Value::String(s.clone()),
+            BadValue::Bytes(b) => serde_json::Value::String(go::lossy(b)),
             BadValue::Quantity(q) => serde_json::Value::String(q.canonical()),
             BadValue::Time(t) if t.is_zero() => serde_json::Value::Null,
             BadValue::Time(t) => serde_json::Value::String(t.to_rfc3339()),
@@ -393,8 +399,14 @@ pub fn aggregate_message(errors: &[FieldError]) -> String {
 /// The message of the 422 `Invalid` status kube-apiserver returns
 /// (`errors.NewInvalid(kind, name, errs)`).
 pub fn invalid_message(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> String {
+    invalid_message_bytes(kind, group, name.as_bytes(), errors)
+}
+
+/// [`invalid_message`] for a name that need not be valid UTF-8 (`%q` writes an invalid byte
+/// as `\xNN`).
+pub fn invalid_message_bytes(kind: &str, group: &str, name: &[u8], errors: &[FieldError]) -> String {
     let qualified = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
-    format!("{qualified} {} is invalid: {}", go::quote(name), aggregate_message(errors))
+    format!("{qualified} {} is invalid: {}", go::quote_bytes(name), aggregate_message(errors))
 }
 
 #[cfg(test)]

@@ -21,6 +21,41 @@ pub const POINTER_PLACEHOLDER: &str = "0xc000000000";
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
+    push_quoted_fragment(&mut out, s);
+    out.push('"');
+    out
+}
+
+/// Quotes a Go string that need not be valid UTF-8 like `strconv.Quote`: each byte that does
+/// not begin a valid UTF-8 sequence is written `\xNN` (`utf8.DecodeRuneInString` gives
+/// `RuneError` of width 1 for it, which `appendQuotedWith` escapes byte by byte).
+pub fn quote_bytes(s: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for chunk in s.utf8_chunks() {
+        push_quoted_fragment(&mut out, chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A Go string that need not be valid UTF-8 as Go reads it rune by rune: each byte that does
+/// not begin a valid sequence becomes one U+FFFD (`for range`, `utf8.DecodeRuneInString`, and
+/// what `encoding/json` writes for it, `\ufffd` per byte).
+pub fn lossy(s: &[u8]) -> String {
+    let mut out = String::with_capacity(s.len());
+    for chunk in s.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(chunk.invalid().iter().map(|_| char::REPLACEMENT_CHARACTER));
+    }
+    out
+}
+
+/// Appends the body (without quotes) of `strconv.Quote(s)`.
+fn push_quoted_fragment(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -44,8 +79,6 @@ pub fn quote(s: &str) -> String {
             }
         }
     }
-    out.push('"');
-    out
 }
 
 /// Lowercases `s` like Go's `strings.ToLower`: each rune through `unicode.ToLower`, Unicode's
@@ -641,6 +674,21 @@ mod tests {
         assert_eq!(quote("héllo ☃"), "\"héllo ☃\"");
         assert_eq!(quote("\u{200b}"), "\"\\u200b\"");
         assert_eq!(quote("\u{a0}"), "\"\\u00a0\"");
+    }
+
+    /// `strconv.Quote` of a Go string that is not valid UTF-8 (a byte slice cut inside a
+    /// character): each byte that does not begin a valid sequence is `\xNN`, one by one; `for
+    /// range` (and `encoding/json`, as `\ufffd`) reads each as one U+FFFD.
+    #[test]
+    fn quote_bytes_matches_go() {
+        assert_eq!(quote_bytes(b"web-\xc3xxxxx"), r#""web-\xc3xxxxx""#);
+        assert_eq!(quote_bytes(b"a\xe2\x82"), r#""a\xe2\x82""#);
+        assert_eq!(quote_bytes(b"\xed\xa0\x80\"\n"), r#""\xed\xa0\x80\"\n""#);
+        for valid in ["myrc", "h\u{e9}llo \u{2603}", "\u{200b}\u{1}"] {
+            assert_eq!(quote_bytes(valid.as_bytes()), quote(valid), "{valid}");
+        }
+        assert_eq!(lossy(b"a\xe2\x82b\xc3"), "a\u{fffd}\u{fffd}b\u{fffd}");
+        assert_eq!(lossy("\u{e9}t\u{e9}".as_bytes()), "\u{e9}t\u{e9}");
     }
 
     #[test]

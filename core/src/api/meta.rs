@@ -65,6 +65,40 @@ pub struct ObjectMeta {
     /// `managedFields`
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub managed_fields: Vec<ManagedFieldsEntry>,
+    /// Not a wire field: the name's bytes when they are not valid UTF-8, which only a generated
+    /// name can be (`names.SimpleNameGenerator` cuts `generateName` at 58 bytes, possibly
+    /// inside a character). `name` then holds them as Go reads them rune by rune, each invalid
+    /// byte a U+FFFD ([`go::lossy`]); messages quote these bytes ([`ObjectMeta::quoted_name`]).
+    #[go(skip)]
+    #[serde(skip)]
+    pub invalid_utf8_name: Option<Vec<u8>>,
+}
+
+impl ObjectMeta {
+    /// Sets the name from Go string bytes, which need not be valid UTF-8.
+    pub fn set_name_bytes(&mut self, name: Vec<u8>) {
+        match String::from_utf8(name) {
+            Ok(name) => {
+                self.name = name;
+                self.invalid_utf8_name = None;
+            }
+            Err(e) => {
+                let bytes = e.into_bytes();
+                self.name = go::lossy(&bytes);
+                self.invalid_utf8_name = Some(bytes);
+            }
+        }
+    }
+
+    /// The name's bytes, as kube-apiserver holds them.
+    pub fn name_bytes(&self) -> &[u8] {
+        self.invalid_utf8_name.as_deref().unwrap_or(self.name.as_bytes())
+    }
+
+    /// The name as `%q` prints it (`strconv.Quote`, an invalid byte as `\xNN`).
+    pub fn quoted_name(&self) -> String {
+        go::quote_bytes(self.name_bytes())
+    }
 }
 
 /// cli-runtime's `metadataOnlyObject` (`pkg/resource/metadata_decoder.go`): `metav1.TypeMeta`

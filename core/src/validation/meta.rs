@@ -63,8 +63,12 @@ pub fn validate_names(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> Err
     if meta.name.is_empty() {
         errs.push(FieldError::required(&name_path, "name or generateName is required"));
     } else {
+        let value = || match &meta.invalid_utf8_name {
+            Some(bytes) => BadValue::Bytes(bytes.clone()),
+            None => BadValue::Str(meta.name.clone()),
+        };
         for msg in rule.check(&meta.name, false) {
-            errs.push(FieldError::invalid(&name_path, BadValue::Str(meta.name.clone()), msg));
+            errs.push(FieldError::invalid(&name_path, value(), msg));
         }
     }
     errs
