@@ -68,7 +68,9 @@ impl Outcome {
         self.errors.is_empty()
     }
 
-    /// The name the rejection message uses (the generated one with `generateName`).
+    /// The object's name (the generated one with `generateName`), as Go reads it rune by rune:
+    /// an invalid byte a generated name's cut left is a U+FFFD here, and `\xNN` in
+    /// [`Outcome::status_message`], which quotes the name's bytes.
     pub fn name(&self) -> &str {
         &self.object.metadata.name
     }
