@@ -1094,19 +1094,10 @@ impl Decode for String {
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::String => {
-                let r = d.source.string();
-                let s = d.check(r)?;
-                if d.keep_values {
-                    self.clear();
-                    self.push_str(&s);
-                }
-                Ok(())
-            }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
-        }
+        decode_string(self, d, ty, |target, s| {
+            target.clear();
+            target.push_str(s);
+        })
     }
 }
 
@@ -1120,18 +1111,30 @@ impl Decode for CompactString {
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::String => {
-                let r = d.source.string();
-                let s = d.check(r)?;
-                if d.keep_values {
-                    *self = CompactString::from(s.as_ref());
-                }
-                Ok(())
+        decode_string(self, d, ty, |target, s| *target = CompactString::from(s))
+    }
+}
+
+/// `literalStore` of a string into a Go `string` of type `T`: `store` writes it into `target`
+/// (unless the decoder drops values), `null` leaves `target` as it is, any other value is a
+/// type error.
+fn decode_string<'de, S: Source<'de>, T: Decode>(
+    target: &mut T,
+    d: &mut Decoder<'de, S>,
+    ty: GoType,
+    store: impl FnOnce(&mut T, &str),
+) -> Result<(), Abort> {
+    match d.peek()? {
+        Kind::String => {
+            let r = d.source.string();
+            let s = d.check(r)?;
+            if d.keep_values {
+                store(target, &s);
             }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
+            Ok(())
         }
+        Kind::Null => d.skip(),
+        other => d.mismatch::<T>(other.go_name(), ty),
     }
 }
 
