@@ -78,7 +78,7 @@ pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
 /// One HPA's result, in the stable JSON schema of `validate -o json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Entry {
+pub struct ValidationEntry {
     /// The file the object is in.
     pub file: String,
     /// 0-based index of the YAML document in its file.
@@ -110,7 +110,7 @@ pub struct Entry {
     pub warnings: Vec<String>,
 }
 
-impl Entry {
+impl ValidationEntry {
     /// The entry of an object of a file as written (where it starts, its `apiVersion`, `kind`,
     /// namespace and name), a CREATE with this verdict and no errors yet.
     pub fn of_object(
@@ -119,9 +119,9 @@ impl Entry {
         opts: &check::Options,
         allowed: bool,
         message: Option<String>,
-    ) -> Entry {
+    ) -> ValidationEntry {
         let (line, column) = file.line_col(obj.node.span().start);
-        Entry {
+        ValidationEntry {
             file: file.name.clone(),
             document: obj.document,
             item: obj.item,
@@ -140,7 +140,7 @@ impl Entry {
     }
 }
 
-/// One error of an [`Entry`].
+/// One error of an [`ValidationEntry`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
     /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `DuplicateField`, `InvalidValue`,
@@ -168,12 +168,17 @@ pub(crate) fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String
 
 /// The entry of an object the front door has `checked`: its verdict, and each error where
 /// `hpa-lint` points at it.
-pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> Entry {
+pub fn entry_of(
+    file: &SourceFile,
+    obj: &ObjectRef<'_>,
+    checked: &check::Report,
+    opts: &check::Options,
+) -> ValidationEntry {
     let version = obj.api_version().and_then(ApiVersion::parse);
     // Where `hpa-lint` points at the same error (`hpa::position`: a whole mapping or list by
     // its key, an item of a list of mappings by its first line).
     let position = |path: &str| -> (u32, u32) { span_pos(file, hpa::position(obj.node, version, path, false).0) };
-    let mut entry = Entry::of_object(file, obj, opts, checked.allowed(), checked.message());
+    let mut entry = ValidationEntry::of_object(file, obj, opts, checked.allowed(), checked.message());
     match &checked.admission {
         Admission::Admitted(Admitted { outcome, operation, .. }) => {
             entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
