@@ -19,7 +19,7 @@ enum Piece {
 /// Runs `convert`, as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
+    let release = match crate::commands::settings::settings(&args.objects.config, cluster, &[], out) {
         Ok(r) => r.settings.gates().version(),
         Err(e) => return out.fail(&e),
     };
@@ -28,7 +28,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
     let mut pieces = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+    let status = super::each_file(&args.objects.paths, &args.objects.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         let mut rest = file_objects;
@@ -85,7 +85,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         }
         status
     });
-    out.write(&render(&pieces, args.output));
+    out.write(&render(&pieces, args.objects.output));
     status
 }
 

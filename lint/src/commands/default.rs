@@ -8,14 +8,14 @@
 use hpa_core::convert;
 use serde_json::Value;
 
-use crate::cli::{ClusterArgs, DefaultArgs};
+use crate::cli::{ClusterArgs, ObjectArgs};
 use crate::commands::common::{render_objects, undecodable};
 use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) decodes, with its feature gates (`--feature-gates`, `featureGates`).
-pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+pub fn run(args: &ObjectArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let gates = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates().clone(),
         Err(e) => return out.fail(&e),
