@@ -9,12 +9,14 @@ use hpa_core::admission::Operation;
 use hpa_core::api::v2::{MetricSpec, MetricTarget, MetricValueStatus};
 use hpa_core::api::{self, ApiVersion, DecodeError, Quantity};
 use hpa_core::check::{self, Admission, Admitted};
+use hpa_core::convert::Conversion;
 use hpa_core::evaluator::SyncOutcome;
 use hpa_core::evaluator::simulation::Simulation;
 use hpa_core::evaluator::time::format_ms;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::Output;
 use crate::cli::ObjectFormat;
 use crate::hpa;
 use crate::input::{ObjectRef, SourceFile};
@@ -140,7 +142,7 @@ impl ValidationEntry {
     }
 }
 
-/// One error of an [`ValidationEntry`].
+/// One error of a [`ValidationEntry`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
     /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `DuplicateField`, `InvalidValue`,
@@ -159,6 +161,23 @@ pub struct ErrorEntry {
     pub line: u32,
     /// 1-based column.
     pub column: u32,
+}
+
+/// Where an object starts, as the messages about it name it: `file:line:column`.
+pub(crate) fn object_at(file: &SourceFile, obj: &ObjectRef<'_>) -> String {
+    let (line, col) = file.line_col(obj.node.span().start);
+    format!("{}:{line}:{col}", file.name)
+}
+
+/// Warns, for the object `at`, of the round-trip annotations a conversion could not read and of
+/// what the target version cannot hold (`default`, `convert`).
+pub(crate) fn warn_conversion<T>(out: &mut Output<'_>, at: &str, conversion: &Conversion<T>) {
+    for p in &conversion.annotation_problems {
+        out.warning(&format!("{at}: {}", p.message));
+    }
+    for l in &conversion.lossy {
+        out.warning(&format!("{at}: lossy conversion: {l}"));
+    }
 }
 
 /// The namespace an object lands in: its own, or the one of objects that name none.

@@ -7,6 +7,7 @@ use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ConvertArgs, ObjectFormat};
+use crate::commands::common::{object_at, warn_conversion};
 use crate::input::{self, SourceFile};
 use crate::{ExitStatus, Output};
 
@@ -48,8 +49,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     converted.push(value);
                     continue;
                 }
-                let (line, col) = file.line_col(obj.node.span().start);
-                let at = format!("{}:{line}:{col}", file.name);
+                let at = object_at(file, obj);
                 match crate::hpa::decode_object(obj, release) {
                     Err(errs) => {
                         out.error(&crate::commands::common::undecodable(file, obj, &errs));
@@ -61,12 +61,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                             status = status.max(ExitStatus::Findings);
                         }
                         Ok(c) => {
-                            for p in &c.annotation_problems {
-                                out.warning(&format!("{at}: {}", p.message));
-                            }
-                            for l in &c.lossy {
-                                out.warning(&format!("{at}: lossy conversion: {l}"));
-                            }
+                            warn_conversion(out, &at, &c);
                             converted.push(c.object.to_json());
                         }
                     },

@@ -9,7 +9,7 @@ use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ObjectArgs};
-use crate::commands::common::{render_objects, undecodable};
+use crate::commands::common::{object_at, render_objects, undecodable, warn_conversion};
 use crate::input;
 use crate::{ExitStatus, Output};
 
@@ -31,8 +31,7 @@ pub fn run(args: &ObjectArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> Ex
                 objects.push(value);
                 continue;
             }
-            let (line, col) = file.line_col(obj.node.span().start);
-            let at = format!("{}:{line}:{col}", file.name);
+            let at = object_at(file, obj);
             match crate::hpa::decode_object(obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
@@ -59,12 +58,7 @@ pub fn run(args: &ObjectArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> Ex
                             }
                         }
                     };
-                    for p in &served.annotation_problems {
-                        out.warning(&format!("{at}: {}", p.message));
-                    }
-                    for l in &served.lossy {
-                        out.warning(&format!("{at}: lossy conversion: {l}"));
-                    }
+                    warn_conversion(out, &at, &served);
                     let mut json = served.object.to_json();
                     // Defaulting never touches status; do not invent one.
                     if value.get("status").is_none()

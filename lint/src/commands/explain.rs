@@ -65,8 +65,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                 continue;
             }
             hpas += 1;
-            let (line, col) = file.line_col(obj.node.span().start);
-            let at = format!("{}:{line}:{col}", file.name);
+            let at = common::object_at(file, obj);
             let report = hpa::check_object(obj, None, &opts);
             match &report.admission {
                 Admission::Admitted(admitted) if admitted.allowed() => {
