@@ -150,7 +150,7 @@ pub enum Command {
     /// Validate HPAs exactly as kube-apiserver does on create (or update, with --old).
     Validate(ValidateArgs),
     /// Print HPAs as kube-apiserver returns them, in their own version.
-    Default(DefaultArgs),
+    Default(ObjectArgs),
     /// Convert HPAs to another autoscaling version, as kube-apiserver converts them.
     Convert(ConvertArgs),
     /// Explain the effective scaling behavior of HPAs: every value and where it comes from,
@@ -251,9 +251,10 @@ pub struct ValidateArgs {
     pub config: ConfigArgs,
 }
 
-/// `hpa-lint default`.
+/// `hpa-lint default`, and what `hpa-lint convert` reads and how it prints it: objects in files,
+/// printed as objects.
 #[derive(Debug, ClapArgs)]
-pub struct DefaultArgs {
+pub struct ObjectArgs {
     /// Files and directories (`-` reads standard input).
     #[arg(value_name = "PATH", required = true)]
     pub paths: Vec<String>,
@@ -274,25 +275,13 @@ pub struct DefaultArgs {
 /// `hpa-lint convert`.
 #[derive(Debug, ClapArgs)]
 pub struct ConvertArgs {
-    /// Files and directories (`-` reads standard input).
-    #[arg(value_name = "PATH", required = true)]
-    pub paths: Vec<String>,
-
     /// The target version: autoscaling/v2, autoscaling/v1, autoscaling/v2beta2 or autoscaling/v2beta1.
     #[arg(long, value_name = "API_VERSION", default_value = "autoscaling/v2")]
     pub to: String,
 
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = ObjectFormat::Yaml)]
-    pub output: ObjectFormat,
-
-    /// Input options.
+    /// The objects, read and printed as `default` reads and prints them.
     #[command(flatten)]
-    pub input: InputArgs,
-
-    /// The configuration file (`kubernetesVersion`, `featureGates`).
-    #[command(flatten)]
-    pub config: ConfigArgs,
+    pub objects: ObjectArgs,
 }
 
 /// `hpa-lint explain`.

@@ -83,7 +83,7 @@ impl Output<'_> {
     }
 
     /// Reports an error that stops the run (a usage or I/O error: exit 2): the edge where the
-    /// commands' typed errors (`commands::settings::SettingsError`, `diagnose::ReadError`) become
+    /// commands' typed errors (`commands::settings::SettingsError`, `diagnose::DiagnoseReadError`) become
     /// what the user reads, their message and, when they give one, their help.
     pub fn fail(&mut self, e: &dyn miette::Diagnostic) -> ExitStatus {
         self.error(&e.to_string());

@@ -274,7 +274,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
     }
 }
 
-/// The metrics in the format the scraper's `Accept` header asks for ([`metrics::Format::negotiate`]:
+/// The metrics in the format the scraper's `Accept` header asks for ([`metrics::ExpositionFormat::negotiate`]:
 /// OpenMetrics for Prometheus, the classic text format otherwise), gzipped when its
 /// `Accept-Encoding` asks for gzip ([`metrics::Encoding::negotiate`]; Prometheus does), with
 /// `Content-Encoding: gzip` and, as promhttp's `HandlerForTransactional`, no `Vary`.
@@ -283,7 +283,7 @@ async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response 
     if let Some(context) = &shared.context {
         shared.metrics.set_watches(&context.cache().status(), context.stale_after());
     }
-    let format = metrics::Format::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
+    let format = metrics::ExpositionFormat::negotiate(headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()));
     let body = shared.metrics.render(format);
     let encoding = metrics::Encoding::negotiate(headers.get_all(header::ACCEPT_ENCODING).iter().map(|v| v.as_bytes()));
     match encoding.encode(body.as_bytes()) {

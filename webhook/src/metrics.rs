@@ -1,7 +1,7 @@
 //! Prometheus metrics: requests by endpoint, operation and outcome, their latency, the serving
 //! certificate's expiry, reloads, and the context cache (objects, sync state and time since the
 //! last event per watch, stale and partial views, cross-object findings by rule); in OpenMetrics
-//! or the classic text format, as the scraper asks ([`Format::negotiate`]).
+//! or the classic text format, as the scraper asks ([`ExpositionFormat::negotiate`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -20,24 +20,24 @@ use prometheus_client::registry::{Registry, Unit};
 use crate::admission::ContextReport;
 
 /// An exposition format of /metrics, chosen by the scraper's `Accept` header
-/// ([`Format::negotiate`]).
+/// ([`ExpositionFormat::negotiate`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum ExpositionFormat {
     /// OpenMetrics 1.0.0 text, for a scraper that asks for it (Prometheus does).
     OpenMetrics,
     /// The classic Prometheus text format 0.0.4, for any other scraper (`curl`, older agents).
     Text,
 }
 
-impl Format {
+impl ExpositionFormat {
     /// The format an `Accept` header asks for, as client_golang's promhttp negotiates it with
     /// OpenMetrics enabled (`expfmt.NegotiateIncludingOpenMetrics`): the media ranges in order
     /// of preference (highest `q` first, ties in the order written; `q=0` refuses one), the first
     /// that is `application/openmetrics-text` (`version` 1.0.0, 0.0.1 or none: both are answered
     /// as 1.0.0) or `text/plain` (`version` 0.0.4 or none) decides; anything else, or no header,
     /// is the text format.
-    pub fn negotiate(accept: Option<&str>) -> Format {
-        let mut ranges: Vec<(f64, Format)> = Vec::new();
+    pub fn negotiate(accept: Option<&str>) -> ExpositionFormat {
+        let mut ranges: Vec<(f64, ExpositionFormat)> = Vec::new();
         for range in accept.unwrap_or("").split(',') {
             let mut parts = range.split(';').map(str::trim);
             let media = parts.next().unwrap_or("");
@@ -53,9 +53,9 @@ impl Format {
             let format = if media.eq_ignore_ascii_case("application/openmetrics-text")
                 && matches!(version, "1.0.0" | "0.0.1" | "")
             {
-                Format::OpenMetrics
+                ExpositionFormat::OpenMetrics
             } else if media.eq_ignore_ascii_case("text/plain") && matches!(version, "0.0.4" | "") {
-                Format::Text
+                ExpositionFormat::Text
             } else {
                 continue;
             };
@@ -65,14 +65,14 @@ impl Format {
         }
         // Stable: equal preferences keep the order written.
         ranges.sort_by(|a, b| b.0.total_cmp(&a.0));
-        ranges.first().map_or(Format::Text, |(_, f)| *f)
+        ranges.first().map_or(ExpositionFormat::Text, |(_, f)| *f)
     }
 
     /// The `Content-Type` of an exposition in this format.
     pub fn content_type(self) -> &'static str {
         match self {
-            Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
-            Format::Text => "text/plain; version=0.0.4; charset=utf-8",
+            ExpositionFormat::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            ExpositionFormat::Text => "text/plain; version=0.0.4; charset=utf-8",
         }
     }
 }
@@ -640,13 +640,13 @@ impl Metrics {
     }
 
     /// The exposition in `format`.
-    pub fn render(&self, format: Format) -> String {
+    pub fn render(&self, format: ExpositionFormat) -> String {
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
         match format {
-            Format::OpenMetrics => out,
-            Format::Text => openmetrics_to_text(&out),
+            ExpositionFormat::OpenMetrics => out,
+            ExpositionFormat::Text => openmetrics_to_text(&out),
         }
     }
 }
@@ -687,7 +687,7 @@ mod tests {
         m.count(Endpoint::Mutate, OperationLabel::Unknown, OutcomeLabel::TooLarge);
         m.set_certificate_expiry(1_900_000_000);
         m.reloaded(Reloaded::Certificate, true);
-        let text = m.render(Format::OpenMetrics);
+        let text = m.render(ExpositionFormat::OpenMetrics);
         for line in [
             "hpa_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\",outcome=\"denied\"} 2",
             "hpa_webhook_requests_total{endpoint=\"mutate\",operation=\"unknown\",outcome=\"too_large\"} 1",
@@ -732,7 +732,7 @@ mod tests {
         ] {
             m.target_read(&read);
         }
-        let text = m.render(Format::Text);
+        let text = m.render(ExpositionFormat::Text);
         // Samples in the family's order (a hash map's): sorted.
         let mut reads: Vec<&str> = text.lines().filter(|l| l.contains("hpa_webhook_target_reads")).collect();
         reads.sort_unstable();
@@ -758,8 +758,8 @@ mod tests {
         let m = Metrics::new();
         m.observe(Endpoint::Validate, OperationLabel::Create, OutcomeLabel::Denied, Duration::from_micros(300));
         m.set_certificate_expiry(1_900_000_000);
-        let text = m.render(Format::Text);
-        let open = m.render(Format::OpenMetrics);
+        let text = m.render(ExpositionFormat::Text);
+        let open = m.render(ExpositionFormat::OpenMetrics);
         let samples = |t: &str| t.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
         assert_eq!(samples(&text), samples(&open));
         for line in [
@@ -782,7 +782,7 @@ mod tests {
     /// As promhttp negotiates with OpenMetrics enabled.
     #[test]
     fn the_format_follows_the_accept_header() {
-        use Format::{OpenMetrics, Text};
+        use ExpositionFormat::{OpenMetrics, Text};
         for (accept, format) in [
             (None, Text),
             (Some("*/*"), Text),
@@ -803,7 +803,7 @@ mod tests {
             (Some("application/openmetrics-text;q=0, text/plain;q=0.1"), Text),
             (Some("text/plain;version=1.0.0, application/openmetrics-text;q=0.2"), OpenMetrics),
         ] {
-            assert_eq!(Format::negotiate(accept), format, "{accept:?}");
+            assert_eq!(ExpositionFormat::negotiate(accept), format, "{accept:?}");
         }
         assert_eq!(Text.content_type(), "text/plain; version=0.0.4; charset=utf-8");
         assert_eq!(OpenMetrics.content_type(), "application/openmetrics-text; version=1.0.0; charset=utf-8");
@@ -863,7 +863,7 @@ mod tests {
             ignored_fields,
         };
         m.set_watches(&[hpas(vec![("InvalidValue", 2), ("Unconvertible", 1)], 4)], Duration::from_secs(30));
-        let text = m.render(Format::OpenMetrics);
+        let text = m.render(ExpositionFormat::OpenMetrics);
         for line in [
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"InvalidValue\"} 2",
             "hpa_webhook_context_left_out{resource=\"horizontalpodautoscalers.autoscaling\",reason=\"Unconvertible\"} 1",
@@ -873,7 +873,7 @@ mod tests {
         }
         // Fixed: the reason is no longer reported.
         m.set_watches(&[hpas(vec![("InvalidValue", 1)], 0)], Duration::from_secs(30));
-        let text = m.render(Format::OpenMetrics);
+        let text = m.render(ExpositionFormat::OpenMetrics);
         assert!(text.lines().any(|l| l == "hpa_webhook_context_ignored_fields{resource=\"horizontalpodautoscalers.autoscaling\"} 0"), "{text}");
         assert!(!text.contains("Unconvertible"), "{text}");
         assert!(text.lines().any(|l| l.ends_with("reason=\"InvalidValue\"} 1")), "{text}");
@@ -909,7 +909,7 @@ mod tests {
             ],
             bound,
         );
-        let text = m.render(Format::OpenMetrics);
+        let text = m.render(ExpositionFormat::OpenMetrics);
         for (resource, state) in [
             ("verticalpodautoscalers.autoscaling.k8s.io", "absent"),
             ("scaledobjects.keda.sh", "syncing"),

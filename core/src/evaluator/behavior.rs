@@ -366,19 +366,6 @@ pub fn get_replicas_change_per_period(period_seconds: i32, events: &[Timestamped
     events.iter().filter(|e| e.timestamp.after(cutoff)).fold(0i32, |acc, e| acc.wrapping_add(e.replica_change))
 }
 
-/// `currentReplicas − replicasAddedInCurrentPeriod + replicasDeletedInCurrentPeriod`.
-fn period_start(
-    current_replicas: i32,
-    period_seconds: i32,
-    scale_up_events: &[TimestampedScaleEvent],
-    scale_down_events: &[TimestampedScaleEvent],
-    now: Timestamp,
-) -> i32 {
-    let added = get_replicas_change_per_period(period_seconds, scale_up_events, now);
-    let deleted = get_replicas_change_per_period(period_seconds, scale_down_events, now);
-    current_replicas.wrapping_sub(added).wrapping_add(deleted)
-}
-
 /// A rule's `selectPolicy` (unset counts as `Max`).
 fn select_policy(rules: &HPAScalingRules) -> &str {
     rules.select_policy.as_deref().unwrap_or(SELECT_POLICY_MAX)
@@ -419,28 +406,13 @@ fn scale_up_limit_and_policy(
     now: Timestamp,
     release: ControllerRelease,
 ) -> (i32, Option<(usize, i32)>) {
-    let select = select_policy(rules);
-    if select == SELECT_POLICY_DISABLED {
-        return (current_replicas, None);
-    }
-    let min_change = select == SELECT_POLICY_MIN;
-    let mut result = if min_change { i32::MAX } else { i32::MIN };
-    let mut chosen = None;
-    let mut proposed = 0i32;
-    for (i, policy) in policies(rules).iter().enumerate() {
-        let start = period_start(current_replicas, policy.period_seconds, scale_up_events, scale_down_events, now);
-        if policy.type_ == POLICY_PODS {
-            proposed = start.wrapping_add(policy.value);
-        } else if policy.type_ == POLICY_PERCENT {
-            proposed = release.ceil_to_i32(f64::from(start) * (1.0 + f64::from(policy.value) / 100.0));
-        }
-        let next = if min_change { result.min(proposed) } else { result.max(proposed) };
-        if next != result || chosen.is_none() {
-            chosen = Some((i, start));
-        }
-        result = next;
-    }
-    (result, chosen)
+    let periods = PolicyPeriods { current_replicas, scale_up_events, scale_down_events, now };
+    periods.limit_and_policy(
+        rules,
+        Direction::Up,
+        |start, value| start.wrapping_add(value),
+        |start, value| release.ceil_to_i32(f64::from(start) * (1.0 + f64::from(value) / 100.0)),
+    )
 }
 
 /// `calculateScaleDownLimitWithBehaviors`: the fewest replicas the scale-down policies allow.
@@ -468,28 +440,71 @@ fn scale_down_limit_and_policy(
     rules: &HPAScalingRules,
     now: Timestamp,
 ) -> (i32, Option<(usize, i32)>) {
-    let select = select_policy(rules);
-    if select == SELECT_POLICY_DISABLED {
-        return (current_replicas, None);
+    let periods = PolicyPeriods { current_replicas, scale_up_events, scale_down_events, now };
+    periods.limit_and_policy(
+        rules,
+        Direction::Down,
+        |start, value| start.wrapping_sub(value),
+        |start, value| (f64::from(start) * (1.0 - f64::from(value) / 100.0)) as i32,
+    )
+}
+
+/// What each policy's period starts from: the current count, the scale events and the instant.
+struct PolicyPeriods<'a> {
+    current_replicas: i32,
+    scale_up_events: &'a [TimestampedScaleEvent],
+    scale_down_events: &'a [TimestampedScaleEvent],
+    now: Timestamp,
+}
+
+impl PolicyPeriods<'_> {
+    /// The count at the start of a period: `currentReplicas − replicasAddedInCurrentPeriod +
+    /// replicasDeletedInCurrentPeriod`.
+    fn start(&self, period_seconds: i32) -> i32 {
+        let added = get_replicas_change_per_period(period_seconds, self.scale_up_events, self.now);
+        let deleted = get_replicas_change_per_period(period_seconds, self.scale_down_events, self.now);
+        self.current_replicas.wrapping_sub(added).wrapping_add(deleted)
     }
-    let min_change = select == SELECT_POLICY_MIN;
-    let mut result = if min_change { i32::MIN } else { i32::MAX };
-    let mut chosen = None;
-    let mut proposed = 0i32;
-    for (i, policy) in policies(rules).iter().enumerate() {
-        let start = period_start(current_replicas, policy.period_seconds, scale_up_events, scale_down_events, now);
-        if policy.type_ == POLICY_PODS {
-            proposed = start.wrapping_sub(policy.value);
-        } else if policy.type_ == POLICY_PERCENT {
-            proposed = (f64::from(start) * (1.0 - f64::from(policy.value) / 100.0)) as i32;
+
+    /// The loop `calculateScaleUpLimitWithScalingRules` and `calculateScaleDownLimitWithBehaviors`
+    /// share. Each policy proposes a count from the replicas at the start of its period (`pods`
+    /// and `percent` for the two policy types; a policy of another type proposes what the one
+    /// before it did, as Go's `proposed` outlives each iteration). The limit is the proposal of
+    /// the biggest change (`Max`) or of the smallest (`Min`): scaling up, the largest or the
+    /// smallest proposal; scaling down, the reverse. Returns the limit and the policy that gave
+    /// it (its index, and the count at the start of its period): the first policy whose
+    /// proposal is the result.
+    fn limit_and_policy(
+        &self,
+        rules: &HPAScalingRules,
+        direction: Direction,
+        pods: impl Fn(i32, i32) -> i32,
+        percent: impl Fn(i32, i32) -> i32,
+    ) -> (i32, Option<(usize, i32)>) {
+        let select = select_policy(rules);
+        if select == SELECT_POLICY_DISABLED {
+            return (self.current_replicas, None);
         }
-        let next = if min_change { result.max(proposed) } else { result.min(proposed) };
-        if next != result || chosen.is_none() {
-            chosen = Some((i, start));
+        // Max up and Min down keep the largest proposal, Min up and Max down the smallest.
+        let largest = (select == SELECT_POLICY_MIN) == (direction == Direction::Down);
+        let mut result = if largest { i32::MIN } else { i32::MAX };
+        let mut chosen = None;
+        let mut proposed = 0i32;
+        for (i, policy) in policies(rules).iter().enumerate() {
+            let start = self.start(policy.period_seconds);
+            if policy.type_ == POLICY_PODS {
+                proposed = pods(start, policy.value);
+            } else if policy.type_ == POLICY_PERCENT {
+                proposed = percent(start, policy.value);
+            }
+            let next = if largest { result.max(proposed) } else { result.min(proposed) };
+            if next != result || chosen.is_none() {
+                chosen = Some((i, start));
+            }
+            result = next;
         }
-        result = next;
+        (result, chosen)
     }
-    (result, chosen)
 }
 
 /// `getLongestPolicyPeriod`: the largest `periodSeconds` of the rules (0 without policies).

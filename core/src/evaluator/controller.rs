@@ -37,8 +37,9 @@ use super::replicas::{
 use super::time::Timestamp;
 use crate::api::quantity::Format;
 use crate::api::v2::{
-    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition,
-    HorizontalPodAutoscalerStatus, MetricIdentifier, MetricSpec, MetricStatus, MetricTarget, MetricValueStatus,
+    ExternalMetricSource, HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerBehavior,
+    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerStatus, MetricIdentifier, MetricSpec, MetricStatus,
+    MetricTarget, MetricValueStatus, ObjectMetricSource, PodsMetricSource,
 };
 use crate::api::{CrossVersionObjectReference, GroupVersion, LabelSelector, Quantity};
 use crate::defaults;
@@ -220,12 +221,11 @@ impl MetricQuery {
     /// `computeReplicasForMetric` dispatches); `None` for the others and for a type whose
     /// source is not set.
     pub fn of(m: &MetricSpec) -> Option<MetricQuery> {
-        match m.type_.as_str() {
-            "Pods" => m.pods.as_ref().map(|p| MetricQuery::Pods { metric: MetricId::of(&p.metric) }),
-            "Object" => m.object.as_ref().map(|o| MetricQuery::object(&o.metric, &o.described_object)),
-            "External" => m.external.as_ref().map(|e| MetricQuery::External { metric: MetricId::of(&e.metric) }),
-            _ => None,
-        }
+        Some(match QueriedSource::of(m)? {
+            QueriedSource::Pods(p) => MetricQuery::Pods { metric: MetricId::of(&p.metric) },
+            QueriedSource::Object(o) => MetricQuery::object(&o.metric, &o.described_object),
+            QueriedSource::External(e) => MetricQuery::External { metric: MetricId::of(&e.metric) },
+        })
     }
 
     /// The request of an Object metric `metric` of `object` (`GetObjectMetric`).
@@ -254,6 +254,36 @@ impl MetricQuery {
             MetricQuery::Pods { metric } | MetricQuery::Object { metric, .. } | MetricQuery::External { metric } => {
                 metric
             }
+        }
+    }
+}
+
+/// The source of a metric spec that the custom or external metrics API is asked about: a Pods,
+/// Object or External metric, by its `type` as `computeReplicasForMetric` dispatches.
+#[derive(Debug, Clone, Copy)]
+enum QueriedSource<'a> {
+    Pods(&'a PodsMetricSource),
+    Object(&'a ObjectMetricSource),
+    External(&'a ExternalMetricSource),
+}
+
+impl<'a> QueriedSource<'a> {
+    /// The source of `m`; `None` for the other types and for a type whose source is not set.
+    fn of(m: &'a MetricSpec) -> Option<QueriedSource<'a>> {
+        match m.type_.as_str() {
+            "Pods" => m.pods.as_deref().map(QueriedSource::Pods),
+            "Object" => m.object.as_deref().map(QueriedSource::Object),
+            "External" => m.external.as_deref().map(QueriedSource::External),
+            _ => None,
+        }
+    }
+
+    /// The metric asked for.
+    fn metric(self) -> &'a MetricIdentifier {
+        match self {
+            QueriedSource::Pods(p) => &p.metric,
+            QueriedSource::Object(o) => &o.metric,
+            QueriedSource::External(e) => &e.metric,
         }
     }
 }
@@ -646,13 +676,8 @@ impl<'a> Prepared<'a> {
             selector_errors: metrics
                 .iter()
                 .map(|m| {
-                    let metric = match m.type_.as_str() {
-                        "Object" => m.object.as_ref().map(|o| &o.metric),
-                        "Pods" => m.pods.as_ref().map(|p| &p.metric),
-                        "External" => m.external.as_ref().map(|e| &e.metric),
-                        _ => None,
-                    };
-                    metric.and_then(|m| m.selector.as_ref()).and_then(|s| s.as_selector_error(calc.release.version))
+                    let selector = QueriedSource::of(m).and_then(|source| source.metric().selector.as_ref());
+                    selector.and_then(|s| s.as_selector_error(calc.release.version))
                 })
                 .collect(),
             object_or_external: has_object_or_external_metrics(&metrics),
@@ -1711,69 +1736,40 @@ fn assign_metric_status(slot: &mut MetricStatus, spec: &MetricSpec, current: &Me
             slot.selector.clone_from(&m.selector);
         }
     };
-    let (mut o, mut p, mut r, mut c, mut e) = (false, false, false, false, false);
-    match spec.type_.as_str() {
-        "Object" => {
-            if let Some(src) = &spec.object {
-                let s = object.get_or_insert_with(Default::default);
-                identifier(&mut s.metric, &src.metric);
-                s.current.clone_from(current);
-                let d = &mut s.described_object;
-                assign_str(&mut d.kind, &src.described_object.kind);
-                assign_str(&mut d.name, &src.described_object.name);
-                assign_str(&mut d.api_version, &src.described_object.api_version);
-                o = true;
-            }
-        }
-        "Pods" => {
-            if let Some(src) = &spec.pods {
-                let s = pods.get_or_insert_with(Default::default);
-                identifier(&mut s.metric, &src.metric);
-                s.current.clone_from(current);
-                p = true;
-            }
-        }
-        "Resource" => {
-            if let Some(src) = &spec.resource {
-                let s = resource.get_or_insert_with(Default::default);
-                assign_str(&mut s.name, &src.name);
-                s.current.clone_from(current);
-                r = true;
-            }
-        }
-        "ContainerResource" => {
-            if let Some(src) = &spec.container_resource {
-                let s = container_resource.get_or_insert_with(Default::default);
-                assign_str(&mut s.name, &src.name);
-                assign_str(&mut s.container, &src.container);
-                s.current.clone_from(current);
-                c = true;
-            }
-        }
-        "External" => {
-            if let Some(src) = &spec.external {
-                let s = external.get_or_insert_with(Default::default);
-                identifier(&mut s.metric, &src.metric);
-                s.current.clone_from(current);
-                e = true;
-            }
-        }
-        _ => {}
-    }
-    if !o {
-        *object = None;
-    }
-    if !p {
-        *pods = None;
-    }
-    if !r {
-        *resource = None;
-    }
-    if !c {
-        *container_resource = None;
-    }
-    if !e {
-        *external = None;
+    let of_type = |type_: &str| spec.type_ == type_;
+    reuse(object, spec.object.as_ref().filter(|_| of_type("Object")), |s, src| {
+        identifier(&mut s.metric, &src.metric);
+        s.current.clone_from(current);
+        let d = &mut s.described_object;
+        assign_str(&mut d.kind, &src.described_object.kind);
+        assign_str(&mut d.name, &src.described_object.name);
+        assign_str(&mut d.api_version, &src.described_object.api_version);
+    });
+    reuse(pods, spec.pods.as_ref().filter(|_| of_type("Pods")), |s, src| {
+        identifier(&mut s.metric, &src.metric);
+        s.current.clone_from(current);
+    });
+    reuse(resource, spec.resource.as_ref().filter(|_| of_type("Resource")), |s, src| {
+        assign_str(&mut s.name, &src.name);
+        s.current.clone_from(current);
+    });
+    reuse(container_resource, spec.container_resource.as_ref().filter(|_| of_type("ContainerResource")), |s, src| {
+        assign_str(&mut s.name, &src.name);
+        assign_str(&mut s.container, &src.container);
+        s.current.clone_from(current);
+    });
+    reuse(external, spec.external.as_ref().filter(|_| of_type("External")), |s, src| {
+        identifier(&mut s.metric, &src.metric);
+        s.current.clone_from(current);
+    });
+}
+
+/// Fills `slot` from `source` with `fill`, reusing what `slot` holds, or empties it when there
+/// is no source (a status source of another type than the metric's).
+fn reuse<T: Default, U>(slot: &mut Option<T>, source: Option<&U>, fill: impl FnOnce(&mut T, &U)) {
+    match source {
+        Some(source) => fill(slot.get_or_insert_with(Default::default), source),
+        None => *slot = None,
     }
 }
 

@@ -1165,7 +1165,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
             break;
         }
     }
-    let held = steps.last().and_then(|st| sim.normalization(st)).and_then(|n| why_limited(&n));
+    let held = steps.last().and_then(|st| sim.view(st).normalization).and_then(|n| why_limited(&n));
     // Keep the syncs up to one after the last change.
     let keep = steps.iter().position(|s| s.at_ms > last_change).map_or(steps.len(), |i| i + 1);
     steps.truncate(keep);

@@ -13,9 +13,9 @@ use super::config::HPAControllerConfiguration;
 use super::controller::{Autoscaler, Scale, SyncInput};
 use super::time::Timestamp;
 
-/// One step of a run.
+/// A sync of a [`Trajectory`] that changed the replica count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Step {
+pub struct ScaleChange {
     /// Seconds after the demand changed.
     pub at_seconds: i64,
     /// Replicas before the sync.
@@ -24,15 +24,15 @@ pub struct Step {
     pub to: i32,
 }
 
-/// A run from one bound to the other.
+/// The replica count driven from one bound to the other, sync by sync.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Run {
+pub struct Trajectory {
     /// Where it starts.
     pub from: i32,
     /// Where it should end.
     pub target: i32,
     /// The syncs that changed the count, in order.
-    pub steps: Vec<Step>,
+    pub steps: Vec<ScaleChange>,
     /// Syncs run until the target was reached (or until giving up).
     pub syncs: usize,
     /// Seconds from the change of demand to the sync that reached the target (for a new HPA,
@@ -43,7 +43,7 @@ pub struct Run {
     pub sync_period_seconds: i64,
 }
 
-impl Run {
+impl Trajectory {
     /// Whether the target was reached.
     pub fn reached(&self) -> bool {
         self.seconds.is_some()
@@ -71,8 +71,16 @@ const SELECTOR: &str = "app=timing";
 /// seconds: its longest stabilization window or policy period) stops early: with the demand
 /// and the count fixed, every later sync decides as the last one did, so the target is never
 /// reached and the run is what `max_syncs` syncs would give.
-fn drive(autoscaler: &mut Autoscaler<'_>, start: i32, target: i32, first_sync: i64, period: i64, memory: i64) -> Run {
-    let mut run = Run { from: start, target, steps: Vec::new(), syncs: 0, seconds: None, sync_period_seconds: period };
+fn drive(
+    autoscaler: &mut Autoscaler<'_>,
+    start: i32,
+    target: i32,
+    first_sync: i64,
+    period: i64,
+    memory: i64,
+) -> Trajectory {
+    let mut run =
+        Trajectory { from: start, target, steps: Vec::new(), syncs: 0, seconds: None, sync_period_seconds: period };
     if start == target {
         run.seconds = Some(0);
         return run;
@@ -93,7 +101,7 @@ fn drive(autoscaler: &mut Autoscaler<'_>, start: i32, target: i32, first_sync: i
         run.syncs = k + 1;
         if result.rescaled {
             let to = result.desired_replicas;
-            run.steps.push(Step { at_seconds: at, from: current, to });
+            run.steps.push(ScaleChange { at_seconds: at, from: current, to });
             current = to;
             quiet = 0;
         } else {
@@ -133,7 +141,7 @@ pub(crate) fn memory_seconds(
 /// the maximum at second 0, and at best a periodic sync sees it at once. (When a new HPA is
 /// first synced differs per release, [`HPAControllerConfiguration::first_sync_after_creation`],
 /// but a running HPA is synced every period on every release: the bound is the same.)
-pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
+pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Trajectory {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
@@ -145,7 +153,7 @@ pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerCon
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
 /// maximum (and recommending it) for longer than any window or policy period, and demand
 /// drops to the minimum at second 0.
-pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Run {
+pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Trajectory {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
     let period = config.sync_period_seconds();
@@ -185,7 +193,7 @@ mod tests {
     fn the_fastest_runs_are_the_same_on_every_release() {
         use crate::features::{FeatureGates, KubernetesVersion};
         let config = |v| HPAControllerConfiguration::new(FeatureGates::new(v));
-        let at = |run: &Run| run.steps.iter().map(|s| (s.at_seconds, s.to)).collect::<Vec<_>>();
+        let at = |run: &Trajectory| run.steps.iter().map(|s| (s.at_seconds, s.to)).collect::<Vec<_>>();
         let h = hpa(2, 10, None);
         for v in KubernetesVersion::ALL {
             let run = fastest_scale_up(&h, &config(v));

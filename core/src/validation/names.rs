@@ -63,25 +63,16 @@ fn matches_dns_subdomain(s: &str) -> bool {
 
 /// `IsDNS1123Subdomain` (util/validation: "characters").
 pub fn dns1123_subdomain(value: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if value.len() > 253 {
-        errs.push("must be no more than 253 characters".to_string());
-    }
-    if !matches_dns_subdomain(value) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
-    }
-    errs
+    subdomain_errors(value, "characters")
 }
 
-/// `content.IsDNS1123Subdomain` (used for label-key prefixes: "bytes").
-fn content_dns1123_subdomain(value: &str) -> Vec<String> {
+/// `IsDNS1123Subdomain` of `util/validation` or of `content` (used for label-key prefixes),
+/// which differ only in the unit their length message counts in (`unit`: "characters" or
+/// "bytes").
+fn subdomain_errors(value: &str, unit: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 253 {
-        errs.push("must be no more than 253 bytes".to_string());
+        errs.push(format!("must be no more than 253 {unit}"));
     }
     if !matches_dns_subdomain(value) {
         errs.push(regex_error(
@@ -162,13 +153,15 @@ pub(crate) fn content_wording(release: KubernetesVersion) -> bool {
     release >= KubernetesVersion::V1_35
 }
 
+/// The unit the length messages of the package that checks label keys and values in `release`
+/// count in.
+fn label_length_unit(release: KubernetesVersion) -> &'static str {
+    if content_wording(release) { "bytes" } else { "characters" }
+}
+
 /// `MaxLenError` of the package that checks label keys and values in `release`.
 fn label_max_len(n: usize, release: KubernetesVersion) -> String {
-    if content_wording(release) {
-        format!("must be no more than {n} bytes")
-    } else {
-        format!("must be no more than {n} characters")
-    }
+    format!("must be no more than {n} {}", label_length_unit(release))
 }
 
 /// `content.IsLabelKey` (1.35 and later; `IsQualifiedName` is an alias of it) or
@@ -184,7 +177,7 @@ pub fn qualified_name(value: &str, release: KubernetesVersion) -> Vec<String> {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
-                let msgs = if content { content_dns1123_subdomain(prefix) } else { dns1123_subdomain(prefix) };
+                let msgs = subdomain_errors(prefix, label_length_unit(release));
                 errs.extend(msgs.into_iter().map(|m| format!("prefix part {m}")));
             }
             name

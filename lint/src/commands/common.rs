@@ -9,12 +9,14 @@ use hpa_core::admission::Operation;
 use hpa_core::api::v2::{MetricSpec, MetricTarget, MetricValueStatus};
 use hpa_core::api::{self, ApiVersion, DecodeError, Quantity};
 use hpa_core::check::{self, Admission, Admitted};
+use hpa_core::convert::Conversion;
 use hpa_core::evaluator::SyncOutcome;
 use hpa_core::evaluator::simulation::Simulation;
 use hpa_core::evaluator::time::format_ms;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::Output;
 use crate::cli::ObjectFormat;
 use crate::hpa;
 use crate::input::{ObjectRef, SourceFile};
@@ -78,7 +80,7 @@ pub fn render_objects(objects: &[Value], format: ObjectFormat) -> String {
 /// One HPA's result, in the stable JSON schema of `validate -o json`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Entry {
+pub struct ValidationEntry {
     /// The file the object is in.
     pub file: String,
     /// 0-based index of the YAML document in its file.
@@ -110,7 +112,7 @@ pub struct Entry {
     pub warnings: Vec<String>,
 }
 
-impl Entry {
+impl ValidationEntry {
     /// The entry of an object of a file as written (where it starts, its `apiVersion`, `kind`,
     /// namespace and name), a CREATE with this verdict and no errors yet.
     pub fn of_object(
@@ -119,9 +121,9 @@ impl Entry {
         opts: &check::Options,
         allowed: bool,
         message: Option<String>,
-    ) -> Entry {
+    ) -> ValidationEntry {
         let (line, column) = file.line_col(obj.node.span().start);
-        Entry {
+        ValidationEntry {
             file: file.name.clone(),
             document: obj.document,
             item: obj.item,
@@ -140,7 +142,7 @@ impl Entry {
     }
 }
 
-/// One error of an [`Entry`].
+/// One error of a [`ValidationEntry`].
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorEntry {
     /// `FieldValueInvalid`, ..., or a decoding problem (`UnknownField`, `DuplicateField`, `InvalidValue`,
@@ -161,6 +163,23 @@ pub struct ErrorEntry {
     pub column: u32,
 }
 
+/// Where an object starts, as the messages about it name it: `file:line:column`.
+pub(crate) fn object_at(file: &SourceFile, obj: &ObjectRef<'_>) -> String {
+    let (line, col) = file.line_col(obj.node.span().start);
+    format!("{}:{line}:{col}", file.name)
+}
+
+/// Warns, for the object `at`, of the round-trip annotations a conversion could not read and of
+/// what the target version cannot hold (`default`, `convert`).
+pub(crate) fn warn_conversion<T>(out: &mut Output<'_>, at: &str, conversion: &Conversion<T>) {
+    for p in &conversion.annotation_problems {
+        out.warning(&format!("{at}: {}", p.message));
+    }
+    for l in &conversion.lossy {
+        out.warning(&format!("{at}: lossy conversion: {l}"));
+    }
+}
+
 /// The namespace an object lands in: its own, or the one of objects that name none.
 pub(crate) fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String {
     obj.namespace().map_or_else(|| opts.request.default_namespace.clone().unwrap_or_default(), String::from)
@@ -168,12 +187,17 @@ pub(crate) fn namespace_of(obj: &ObjectRef<'_>, opts: &check::Options) -> String
 
 /// The entry of an object the front door has `checked`: its verdict, and each error where
 /// `hpa-lint` points at it.
-pub fn entry_of(file: &SourceFile, obj: &ObjectRef<'_>, checked: &check::Report, opts: &check::Options) -> Entry {
+pub fn entry_of(
+    file: &SourceFile,
+    obj: &ObjectRef<'_>,
+    checked: &check::Report,
+    opts: &check::Options,
+) -> ValidationEntry {
     let version = obj.api_version().and_then(ApiVersion::parse);
     // Where `hpa-lint` points at the same error (`hpa::position`: a whole mapping or list by
     // its key, an item of a list of mappings by its first line).
     let position = |path: &str| -> (u32, u32) { span_pos(file, hpa::position(obj.node, version, path, false).0) };
-    let mut entry = Entry::of_object(file, obj, opts, checked.allowed(), checked.message());
+    let mut entry = ValidationEntry::of_object(file, obj, opts, checked.allowed(), checked.message());
     match &checked.admission {
         Admission::Admitted(Admitted { outcome, operation, .. }) => {
             entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };

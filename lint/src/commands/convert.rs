@@ -7,6 +7,7 @@ use hpa_core::convert;
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ConvertArgs, ObjectFormat};
+use crate::commands::common::{object_at, warn_conversion};
 use crate::input::{self, SourceFile};
 use crate::{ExitStatus, Output};
 
@@ -19,7 +20,7 @@ enum Piece {
 /// Runs `convert`, as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) converts.
 pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
-    let release = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
+    let release = match crate::commands::settings::settings(&args.objects.config, cluster, &[], out) {
         Ok(r) => r.settings.gates().version(),
         Err(e) => return out.fail(&e),
     };
@@ -28,7 +29,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         return out.usage_error(&format!("--to {:?} is not an HPA API version (one of {})", args.to, known.join(", ")));
     };
     let mut pieces = Vec::new();
-    let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
+    let status = super::each_file(&args.objects.paths, &args.objects.input, out, |file, contents, out| {
         let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
         let mut rest = file_objects;
@@ -48,8 +49,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                     converted.push(value);
                     continue;
                 }
-                let (line, col) = file.line_col(obj.node.span().start);
-                let at = format!("{}:{line}:{col}", file.name);
+                let at = object_at(file, obj);
                 match crate::hpa::decode_object(obj, release) {
                     Err(errs) => {
                         out.error(&crate::commands::common::undecodable(file, obj, &errs));
@@ -61,12 +61,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                             status = status.max(ExitStatus::Findings);
                         }
                         Ok(c) => {
-                            for p in &c.annotation_problems {
-                                out.warning(&format!("{at}: {}", p.message));
-                            }
-                            for l in &c.lossy {
-                                out.warning(&format!("{at}: lossy conversion: {l}"));
-                            }
+                            warn_conversion(out, &at, &c);
                             converted.push(c.object.to_json());
                         }
                     },
@@ -85,7 +80,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
         }
         status
     });
-    out.write(&render(&pieces, args.output));
+    out.write(&render(&pieces, args.objects.output));
     status
 }
 

@@ -8,14 +8,14 @@
 use hpa_core::convert;
 use serde_json::Value;
 
-use crate::cli::{ClusterArgs, DefaultArgs};
-use crate::commands::common::{render_objects, undecodable};
+use crate::cli::{ClusterArgs, ObjectArgs};
+use crate::commands::common::{object_at, render_objects, undecodable, warn_conversion};
 use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
 /// `kubernetesVersion`) decodes, with its feature gates (`--feature-gates`, `featureGates`).
-pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
+pub fn run(args: &ObjectArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     let gates = match crate::commands::settings::settings(&args.config, cluster, &[], out) {
         Ok(r) => r.settings.gates().clone(),
         Err(e) => return out.fail(&e),
@@ -31,8 +31,7 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                 objects.push(value);
                 continue;
             }
-            let (line, col) = file.line_col(obj.node.span().start);
-            let at = format!("{}:{line}:{col}", file.name);
+            let at = object_at(file, obj);
             match crate::hpa::decode_object(obj, release) {
                 Ok(mut hpa) => {
                     hpa_core::defaults::default_versioned(&mut hpa);
@@ -59,12 +58,7 @@ pub fn run(args: &DefaultArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
                             }
                         }
                     };
-                    for p in &served.annotation_problems {
-                        out.warning(&format!("{at}: {}", p.message));
-                    }
-                    for l in &served.lossy {
-                        out.warning(&format!("{at}: lossy conversion: {l}"));
-                    }
+                    warn_conversion(out, &at, &served);
                     let mut json = served.object.to_json();
                     // Defaulting never touches status; do not invent one.
                     if value.get("status").is_none()

@@ -10,7 +10,7 @@ use hpa_core::api::{self, ApiVersion};
 use hpa_core::check::{self, Admission};
 use hpa_core::effective::{self, EffectiveBehavior, EffectiveRules, ValueSource, Valued};
 use hpa_core::evaluator::HPAControllerConfiguration;
-use hpa_core::evaluator::timing::{self, Run};
+use hpa_core::evaluator::timing::{self, Trajectory};
 use hpa_core::features::{FeatureGates, Gate};
 use hpa_core::rules::ObjectId;
 use serde_json::{Value, json};
@@ -65,8 +65,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                 continue;
             }
             hpas += 1;
-            let (line, col) = file.line_col(obj.node.span().start);
-            let at = format!("{}:{line}:{col}", file.name);
+            let at = common::object_at(file, obj);
             let report = hpa::check_object(obj, None, &opts);
             match &report.admission {
                 Admission::Admitted(admitted) if admitted.allowed() => {
@@ -142,9 +141,9 @@ pub struct Explanation {
     /// The effective behavior with provenance.
     pub effective: EffectiveBehavior,
     /// The fastest scale-up.
-    pub up: Run,
+    pub up: Trajectory,
     /// The fastest scale-down.
-    pub down: Run,
+    pub down: Trajectory,
     /// Where the controller's values come from (its defaults, the configuration file, the
     /// command line).
     pub controller: Provenances,
@@ -312,7 +311,7 @@ pub fn metric_text(m: &MetricSpec) -> String {
     format!("{} metric", m.type_)
 }
 
-fn run_text(run: &Run) -> String {
+fn run_text(run: &Trajectory) -> String {
     let path: Vec<String> = run.path().iter().map(ToString::to_string).collect();
     match run.seconds {
         Some(_) if run.steps.is_empty() => format!("{} → {}: already there", run.from, run.target),
@@ -467,7 +466,7 @@ impl Explanation {
                 "scaleDown": rules(scale_down),
             }),
         };
-        let run = |r: &Run| {
+        let run = |r: &Trajectory| {
             json!({"from": r.from, "to": r.target, "reached": r.reached(), "syncs": r.syncs, "seconds": r.seconds,
                    "path": r.path(), "syncPeriodSeconds": r.sync_period_seconds})
         };

@@ -7,7 +7,7 @@ use hpa_core::{api, check, go};
 use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ReportFormat, ValidateArgs};
-use crate::commands::common::{Entry, ErrorEntry, entry_of, json_text, namespace_of};
+use crate::commands::common::{ErrorEntry, ValidationEntry, entry_of, json_text, namespace_of};
 use crate::commands::settings;
 use crate::hpa;
 use crate::input::{self, ObjectRef, SourceFile};
@@ -33,7 +33,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     io_errors.extend(old_load_errors);
     let old_index = index_old(&old_files);
 
-    let per_file: Vec<Result<(Vec<Entry>, usize), input::InputError>> = {
+    let per_file: Vec<Result<(Vec<ValidationEntry>, usize), input::InputError>> = {
         use rayon::prelude::*;
         files
             .par_iter()
@@ -91,7 +91,7 @@ pub fn validate_file(
     file: &SourceFile,
     old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
-) -> (Vec<Entry>, usize) {
+) -> (Vec<ValidationEntry>, usize) {
     let ((mut entries, skipped), problems) = input::walk(index, file, &file.parsed, |contents| {
         let mut entries = Vec::new();
         let mut skipped = 0;
@@ -134,8 +134,15 @@ pub fn validate_file(
     (entries, skipped)
 }
 
-fn problem_entry(file: &SourceFile, document: usize, line: u32, column: u32, type_: &str, message: &str) -> Entry {
-    Entry {
+fn problem_entry(
+    file: &SourceFile,
+    document: usize,
+    line: u32,
+    column: u32,
+    type_: &str,
+    message: &str,
+) -> ValidationEntry {
+    ValidationEntry {
         file: file.name.clone(),
         document,
         item: None,
@@ -172,7 +179,12 @@ const NO_KIND_MATCH: &str = "NoKindMatch";
 /// and `ensure CRDs are installed first` on a line of its own, with the name and namespace as
 /// written and the file as named (`STDIN` for standard input); the error's detail is what to
 /// do, as `HPA401 removed-api-version` says it.
-fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserved, opts: &check::Options) -> Entry {
+fn unserved_entry(
+    file: &SourceFile,
+    obj: &ObjectRef<'_>,
+    unserved: &api::Unserved,
+    opts: &check::Options,
+) -> ValidationEntry {
     let (at_line, at_column) = file.line_col(obj.node.get("apiVersion").unwrap_or(obj.node).span().start);
     let source = if file.name == input::STDIN_NAME { "STDIN" } else { file.name.as_str() };
     let message = format!(
@@ -181,7 +193,7 @@ fn unserved_entry(file: &SourceFile, obj: &ObjectRef<'_>, unserved: &api::Unserv
         go::quote(obj.namespace().unwrap_or_default()),
         go::quote(source),
     );
-    let mut entry = Entry::of_object(file, obj, opts, false, Some(message.clone()));
+    let mut entry = ValidationEntry::of_object(file, obj, opts, false, Some(message.clone()));
     entry.errors.push(ErrorEntry {
         type_: NO_KIND_MATCH.into(),
         field: "apiVersion".into(),
@@ -200,14 +212,14 @@ pub fn validate_object(
     obj: &ObjectRef<'_>,
     old: &HashMap<(String, String), ObjectRef<'_>>,
     opts: &check::Options,
-) -> Entry {
+) -> ValidationEntry {
     let key = (namespace_of(obj, opts), obj.name().unwrap_or_default().to_string());
     let checked = hpa::check_object(obj, old.get(&key), opts);
     entry_of(file, obj, &checked, opts)
 }
 
 /// kubectl-style text.
-pub fn render_human(entries: &[Entry], skipped: usize) -> String {
+pub fn render_human(entries: &[ValidationEntry], skipped: usize) -> String {
     let mut s = String::new();
     // Documents that are no HPA and did not decode: unreadable ones (a file that is not text, a
     // syntax error, which ends the file), ones kubectl reads but refuses (no object, no kind),

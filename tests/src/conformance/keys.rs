@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Kind;
+use super::VectorKind;
 
 /// The metadata keys of every vector: not read, always accepted.
 const META: &[&str] = &["id", "source", "derived", "note", "notes"];
@@ -194,18 +194,18 @@ fn function_keys(function: &str) -> Option<FunctionKeys> {
 type R = Result<(), String>;
 
 /// Checks the keys of one vector of `kind` (see the module documentation).
-pub fn check(kind: Kind, vector: &Value) -> R {
+pub fn check(kind: VectorKind, vector: &Value) -> R {
     let id = vector.get("id").and_then(Value::as_str).unwrap_or("<no id>");
     let c = Checker { id };
     match kind {
-        Kind::Validation => {
+        VectorKind::Validation => {
             c.top(vector, VALIDATION)?;
             c.object(vector.get("expect"), "expect", VALIDATION_EXPECT)?;
         }
-        Kind::Defaulting => c.top(vector, DEFAULTING)?,
-        Kind::Conversion => c.top(vector, CONVERSION)?,
-        Kind::Function => c.function(vector)?,
-        Kind::Timeline => c.timeline(vector)?,
+        VectorKind::Defaulting => c.top(vector, DEFAULTING)?,
+        VectorKind::Conversion => c.top(vector, CONVERSION)?,
+        VectorKind::Function => c.function(vector)?,
+        VectorKind::Timeline => c.timeline(vector)?,
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ pub struct VectorResult {
 
 /// The kinds of vector files in `shared/conformance`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum VectorKind {
     /// `api/validation.json`
     Validation,
     /// `api/defaulting.json`
@@ -38,26 +38,26 @@ pub enum Kind {
 }
 
 /// Recognises a vector's kind from its fields (falling back to the file name).
-pub fn kind_of(vector: &Value, file: &str) -> Option<Kind> {
+pub fn kind_of(vector: &Value, file: &str) -> Option<VectorKind> {
     let has = |k: &str| vector.get(k).is_some();
     if has("operation") && has("object") {
-        Some(Kind::Validation)
+        Some(VectorKind::Validation)
     } else if has("toVersion") {
-        Some(Kind::Conversion)
+        Some(VectorKind::Conversion)
     } else if has("function") {
-        Some(Kind::Function)
+        Some(VectorKind::Function)
     } else if has("syncs") {
-        Some(Kind::Timeline)
+        Some(VectorKind::Timeline)
     } else if has("input") && has("expect") {
-        Some(Kind::Defaulting)
+        Some(VectorKind::Defaulting)
     } else if file.contains("validation") {
-        Some(Kind::Validation)
+        Some(VectorKind::Validation)
     } else if file.contains("default") {
-        Some(Kind::Defaulting)
+        Some(VectorKind::Defaulting)
     } else if file.contains("conversion") {
-        Some(Kind::Conversion)
+        Some(VectorKind::Conversion)
     } else if file.contains("timeline") {
-        Some(Kind::Timeline)
+        Some(VectorKind::Timeline)
     } else {
         None
     }
@@ -113,11 +113,11 @@ pub fn run_vector(vector: &Vector<'_>, file: &str) -> VectorResult {
         return VectorResult { id, pass: false, got: serde_json::json!({ "error": e }) };
     }
     let (pass, got) = match kind {
-        Some(Kind::Validation) => api::run_validation(vector),
-        Some(Kind::Defaulting) => api::run_defaulting(vector),
-        Some(Kind::Conversion) => api::run_conversion(vector),
-        Some(Kind::Function) => controller::run_function(&vector.value),
-        Some(Kind::Timeline) => controller::run_timeline(&vector.value),
+        Some(VectorKind::Validation) => api::run_validation(vector),
+        Some(VectorKind::Defaulting) => api::run_defaulting(vector),
+        Some(VectorKind::Conversion) => api::run_conversion(vector),
+        Some(VectorKind::Function) => controller::run_function(&vector.value),
+        Some(VectorKind::Timeline) => controller::run_timeline(&vector.value),
         None => (false, serde_json::json!({"error": "unrecognised vector"})),
     };
     VectorResult { id, pass, got }

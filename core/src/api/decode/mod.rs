@@ -848,9 +848,22 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// The current path with indices, as [`DecodeError::path`] writes it, plus `last` (a
     /// field, or with `true` a map key).
     fn location(&self, last: Option<(&str, bool)>) -> String {
+        self.path_text(last, true)
+    }
+
+    /// The path as `sigs.k8s.io/json` writes it in strict errors (`spec.metrics[0].x`,
+    /// map keys as they are), plus `last`.
+    fn strict_path(&self, last: &str) -> String {
+        self.path_text(Some((last, false)), false)
+    }
+
+    /// The current path plus `last` (a field, or with `true` a map key): names joined by dots,
+    /// indices in brackets, and with `bracket_keys` a map key that holds `.`, `[` or `]` in
+    /// brackets too ([`Decoder::location`]).
+    fn path_text(&self, last: Option<(&str, bool)>, bracket_keys: bool) -> String {
         let mut out = String::new();
         let push_name = |out: &mut String, name: &str, map_key: bool| {
-            if map_key && name.contains(['.', '[', ']']) {
+            if bracket_keys && map_key && name.contains(['.', '[', ']']) {
                 out.push('[');
                 out.push_str(name);
                 out.push(']');
@@ -875,38 +888,6 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         if let Some((last, map_key)) = last {
             push_name(&mut out, last, map_key);
         }
-        out
-    }
-
-    /// The path as `sigs.k8s.io/json` writes it in strict errors (`spec.metrics[0].x`,
-    /// map keys as they are), plus `last`.
-    fn strict_path(&self, last: &str) -> String {
-        let mut out = String::new();
-        for segment in &self.path {
-            match segment {
-                Segment::Field(name) => {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(name);
-                }
-                Segment::Key(name) => {
-                    if !out.is_empty() {
-                        out.push('.');
-                    }
-                    out.push_str(name);
-                }
-                Segment::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
-            }
-        }
-        if !out.is_empty() {
-            out.push('.');
-        }
-        out.push_str(last);
         out
     }
 
@@ -1094,19 +1075,10 @@ impl Decode for String {
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::String => {
-                let r = d.source.string();
-                let s = d.check(r)?;
-                if d.keep_values {
-                    self.clear();
-                    self.push_str(&s);
-                }
-                Ok(())
-            }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
-        }
+        decode_string(self, d, ty, |target, s| {
+            target.clear();
+            target.push_str(s);
+        })
     }
 }
 
@@ -1120,18 +1092,30 @@ impl Decode for CompactString {
     }
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
-        match d.peek()? {
-            Kind::String => {
-                let r = d.source.string();
-                let s = d.check(r)?;
-                if d.keep_values {
-                    *self = CompactString::from(s.as_ref());
-                }
-                Ok(())
+        decode_string(self, d, ty, |target, s| *target = CompactString::from(s))
+    }
+}
+
+/// `literalStore` of a string into a Go `string` of type `T`: `store` writes it into `target`
+/// (unless the decoder drops values), `null` leaves `target` as it is, any other value is a
+/// type error.
+fn decode_string<'de, S: Source<'de>, T: Decode>(
+    target: &mut T,
+    d: &mut Decoder<'de, S>,
+    ty: GoType,
+    store: impl FnOnce(&mut T, &str),
+) -> Result<(), Abort> {
+    match d.peek()? {
+        Kind::String => {
+            let r = d.source.string();
+            let s = d.check(r)?;
+            if d.keep_values {
+                store(target, &s);
             }
-            Kind::Null => d.skip(),
-            other => d.mismatch::<Self>(other.go_name(), ty),
+            Ok(())
         }
+        Kind::Null => d.skip(),
+        other => d.mismatch::<T>(other.go_name(), ty),
     }
 }
 

@@ -583,24 +583,10 @@ impl<'a> Simulator<'a> {
         self.world.current = after;
     }
 
-    /// A step's metric observations (see [`Simulation::observations`]).
-    pub fn observations(&self, step: &Step) -> &[MetricObservation] {
-        self.tables.observations(step.observations)
-    }
-
-    /// A step's normalization (see [`Simulation::normalization`]).
-    pub fn normalization(&self, step: &Step) -> Option<Normalization> {
-        self.tables.normalization(step.normalization)
-    }
-
-    /// Why a step's sync ended where it did (see [`Simulation::reason`]).
-    pub fn reason(&self, step: &Step) -> &str {
-        self.tables.reason(step.reason)
-    }
-
-    /// The conditions after a step's sync (see [`Simulation::conditions`]).
-    pub fn conditions(&self, step: &Step) -> &[ConditionBrief] {
-        self.tables.conditions(step.conditions)
+    /// A step of the simulation so far with everything it refers to resolved (see
+    /// [`Simulation::view`]).
+    pub fn view<'s>(&'s self, step: &'s Step) -> StepView<'s> {
+        self.tables.view(step)
     }
 
     /// The simulation of the steps run so far (`steps` as returned by [`Self::step`]).

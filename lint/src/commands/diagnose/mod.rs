@@ -54,7 +54,7 @@ struct Read {
 /// Why the objects of a diagnosis could not be read (each a usage or I/O error, exit 2).
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
-pub enum ReadError {
+pub enum DiagnoseReadError {
     /// `--now` is not an RFC 3339 time.
     #[error("--now {0:?} is not an RFC 3339 time (2026-03-02T09:21:05Z)")]
     Now(String),
@@ -101,9 +101,9 @@ pub enum ReadError {
     NoInstant,
 }
 
-impl From<hpa_cluster::error::Error> for ReadError {
+impl From<hpa_cluster::error::Error> for DiagnoseReadError {
     fn from(e: hpa_cluster::error::Error) -> Self {
-        ReadError::Cluster(LiveError(e))
+        DiagnoseReadError::Cluster(LiveError(e))
     }
 }
 
@@ -171,7 +171,7 @@ pub fn run(args: &DiagnoseArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
     read.notes.splice(0..0, version_notes);
     let inputs = match inputs_from_objects(&read.objects, &read.namespace, &name, read.now) {
         Ok(i) => i,
-        Err(e) => return out.fail(&ReadError::from(e)),
+        Err(e) => return out.fail(&DiagnoseReadError::from(e)),
     };
     let hpa = &inputs.hpa;
     read.notes.extend(inputs.notes.iter().cloned());
@@ -241,18 +241,19 @@ fn ignored_by_controller(hpa: &HorizontalPodAutoscaler, config: &HPAControllerCo
         .collect()
 }
 
-fn parse_now(text: &str) -> Result<Timestamp, ReadError> {
-    Time::parse_rfc3339(text).map(Timestamp::from_api_time).ok_or_else(|| ReadError::Now(text.to_string()))
+fn parse_now(text: &str) -> Result<Timestamp, DiagnoseReadError> {
+    Time::parse_rfc3339(text).map(Timestamp::from_api_time).ok_or_else(|| DiagnoseReadError::Now(text.to_string()))
 }
 
 /// Connects to the API server and asks it its release.
-fn connect_live(args: &DiagnoseArgs) -> Result<(tokio::runtime::Runtime, Cluster, ServerRelease), ReadError> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ReadError::Runtime)?;
+fn connect_live(args: &DiagnoseArgs) -> Result<(tokio::runtime::Runtime, Cluster, ServerRelease), DiagnoseReadError> {
+    let runtime =
+        tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(DiagnoseReadError::Runtime)?;
     let options = args.connection.client_options(&args.environment);
     let (cluster, server) = runtime.block_on(async {
         let cluster = Cluster::connect(&options).await?;
         let server = hpa_cluster::server_release(&cluster).await?;
-        Ok::<_, ReadError>((cluster, server))
+        Ok::<_, DiagnoseReadError>((cluster, server))
     })?;
     Ok((runtime, cluster, server))
 }
@@ -265,7 +266,7 @@ fn read_live(
     name: &str,
     now: Option<Timestamp>,
     release: KubernetesVersion,
-) -> Result<Read, ReadError> {
+) -> Result<Read, DiagnoseReadError> {
     runtime.block_on(async {
         let namespace = args.namespace.clone().unwrap_or_else(|| cluster.default_namespace().to_string());
         let mut objects = hpa_cluster::diagnose::read_objects(cluster, &namespace, name, release).await?;
@@ -287,20 +288,20 @@ fn read_snapshot(
     name: &str,
     now: Option<Timestamp>,
     release: KubernetesVersion,
-) -> Result<Read, ReadError> {
+) -> Result<Read, DiagnoseReadError> {
     let mut objects = Vec::new();
     let mut empty_lists = Vec::new();
     let mut sent = BTreeMap::new();
     for path in &args.snapshot {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|source| ReadError::File { file: name.clone(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| DiagnoseReadError::File { file: name.clone(), source })?;
         let file = input::from_bytes(name.clone(), bytes);
         if let Some(reason) = &file.unreadable {
-            return Err(ReadError::Unreadable { file: name, reason: reason.to_string() });
+            return Err(DiagnoseReadError::Unreadable { file: name, reason: reason.to_string() });
         }
         if let Some(e) = &file.parsed.error {
             let (line, column) = file.line_col(e.mark);
-            return Err(ReadError::Yaml { file: name, line, column, message: e.message.clone() });
+            return Err(DiagnoseReadError::Yaml { file: name, line, column, message: e.message.clone() });
         }
         let texts = answer_texts(&file);
         for o in input::objects_in(0, &file.parsed) {
@@ -332,7 +333,7 @@ fn read_snapshot(
                 latest
             }
             None => {
-                let written = latest_write(&objects).ok_or(ReadError::NoInstant)?;
+                let written = latest_write(&objects).ok_or(DiagnoseReadError::NoInstant)?;
                 notes.push(format!(
                     "the snapshot records no metric sample, event or condition time: the sync is replayed at {}, the newest creationTimestamp or managedFields time it holds (the snapshot is no older); pass --now to choose another",
                     written.to_api_time().to_rfc3339()
