@@ -192,9 +192,7 @@ impl Lexer<'_> {
             }
         }
         match last {
-            Some((token, len)) => {
-                (token, String::from_utf8_lossy(buffer.get(..len).unwrap_or_default()).into_owned())
-            }
+            Some((token, len)) => (token, String::from_utf8_lossy(buffer.get(..len).unwrap_or_default()).into_owned()),
             None => (Token::End, String::new()),
         }
     }
@@ -552,7 +550,10 @@ mod tests {
         }
         assert_eq!(
             parse("a b", LATEST),
-            Err(ParseError::Requirement(RequirementError::Unexpected { found: "b".into(), expected: BINARY_OPERATORS }))
+            Err(ParseError::Requirement(RequirementError::Unexpected {
+                found: "b".into(),
+                expected: BINARY_OPERATORS
+            }))
         );
         // `Gt` with an empty value: one error for the integer, none for the label value.
         assert_eq!(
@@ -569,12 +570,19 @@ mod tests {
         let value = format!("a={long}");
         assert!(message(&value, V1_34).ends_with(": must be no more than 63 characters"), "{}", message(&value, V1_34));
         assert!(message(&value, V1_35).ends_with(": must be no more than 63 bytes"), "{}", message(&value, V1_35));
-        assert!(message("a/b/c", V1_34).starts_with("unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of"));
-        assert!(message("a/b/c", V1_37).starts_with("unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a valid label key must consist of"));
+        assert!(message("a/b/c", V1_34).starts_with(
+            "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of"
+        ));
+        assert!(message("a/b/c", V1_37).starts_with(
+            "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a valid label key must consist of"
+        ));
         // A value is a Go string, which every release prints with `%q` (`field.ErrorBody`).
         for release in [V1_33, V1_37] {
             let both = message("a>&", release);
-            assert!(both.starts_with("unable to parse requirement: [values[0]: Invalid value: \"&\": for 'Gt'"), "{both}");
+            assert!(
+                both.starts_with("unable to parse requirement: [values[0]: Invalid value: \"&\": for 'Gt'"),
+                "{both}"
+            );
         }
     }
 
@@ -589,7 +597,10 @@ mod tests {
             );
             assert!(message(selector, V1_35).starts_with("parsed: x "), "{selector}");
         }
-        assert_eq!(parse("x in (a,,)", V1_35).map(|s| s.match_expressions), Ok(vec![requirement("x", "In", &["", "a"])]));
+        assert_eq!(
+            parse("x in (a,,)", V1_35).map(|s| s.match_expressions),
+            Ok(vec![requirement("x", "In", &["", "a"])])
+        );
         for release in [V1_33, V1_37] {
             assert!(parse("x in (a,,,)", release).is_ok());
             assert_eq!(
