@@ -2560,3 +2560,26 @@ fn a_namespace_object_metric_is_the_hpas_namespaces_from_a_snapshot() {
         "{d:#}"
     );
 }
+
+/// A scale whose `status.selector` does not parse (`tests/data/diagnose/unparsable-selector`):
+/// the sync stops at `labels.Parse`, whose error the controller puts in its `InvalidSelector`
+/// condition in apimachinery's words (hpa-core's one parser), and the diagnosis says so.
+#[test]
+fn an_unparsable_scale_selector_is_the_controllers_invalid_selector() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/unparsable-selector");
+    let objects = dir.join("objects.yaml").display().to_string();
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "jobs", "workers", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        active["replayed"],
+        json!({"status": "False", "reason": "InvalidSelector", "message": "couldn't convert selector into a corresponding internal selector object: found 'tier', expected: ',' or 'end of string'"}),
+        "{d:#}"
+    );
+    let human = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "jobs", "workers"], "").stdout;
+    assert!(
+        human.contains("the target's selector is unusable: couldn't convert selector into a corresponding internal selector object: found 'tier', expected: ',' or 'end of string';"),
+        "{human}"
+    );
+}
