@@ -1682,7 +1682,11 @@ async fn read_metrics(
     let groups = served_groups(cluster).await?;
     let served_group =
         |name: &str| groups.as_ref().map_or(Some(None), |gs| gs.iter().find(|g| g.name == name).map(Some));
-    let selector = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
+    // The pods' selector as the metrics clients send it, `labels.Parse(status.selector).String()`
+    // (one that does not parse stops the sync before any metric: sent as written).
+    let written = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
+    let selector = labels::normalize(written, out.release).unwrap_or_else(|_| written.to_string());
+    let selector = selector.as_str();
 
     if wants_resource {
         let version = [kinds::POD_METRICS_V1, kinds::POD_METRICS_V1BETA1]

@@ -71,13 +71,78 @@ pub enum RequirementError {
 /// expected: ',', or identifier`; from 1.35 it reads as `a` and the empty value
 /// (kubernetes/kubernetes#133419).
 pub fn parse(selector: &str, release: KubernetesVersion) -> Result<LabelSelector, ParseError> {
+    let expressions = read(selector, release)?
+        .into_iter()
+        .map(|r| {
+            let operator = match r.operator {
+                SelectionOperator::In | SelectionOperator::Equals | SelectionOperator::DoubleEquals => "In",
+                SelectionOperator::NotIn | SelectionOperator::NotEquals => "NotIn",
+                SelectionOperator::Exists => "Exists",
+                SelectionOperator::DoesNotExist => "DoesNotExist",
+                SelectionOperator::GreaterThan => "Gt",
+                SelectionOperator::LessThan => "Lt",
+            };
+            LabelSelectorRequirement { key: r.key, operator: operator.to_string(), values: r.values }
+        })
+        .collect();
+    Ok(LabelSelector { match_labels: Default::default(), match_expressions: expressions })
+}
+
+/// `labels.Parse(selector).String()`: the selector as the HPA controller's metrics clients send
+/// it (`labelSelector` of the pods' metrics, from the scale's `status.selector`). Requirements
+/// sorted by key, white space gone, the operators as written (`a=b`, `a==b`, `a!=b`, `a>1`),
+/// set values sorted without duplicates: ` tier in (b,a,a), app=web` is `app=web,tier in (a,b)`.
+pub fn normalize(selector: &str, release: KubernetesVersion) -> Result<String, ParseError> {
+    let requirements = read(selector, release)?;
+    Ok(selector_text(requirements.iter().map(|r| (r.key.as_str(), requirement_text(&r.key, r.operator, &r.values)))))
+}
+
+/// `Requirement.String`: `key=value`, `key==value`, `key!=value`, `key in (a,b)`, `key notin
+/// (a,b)`, `key>1`, `key<1`, `key`, `!key`. Several values are sorted (`safeSort`), duplicates
+/// kept.
+pub(crate) fn requirement_text(key: &str, operator: SelectionOperator, values: &[String]) -> String {
+    use SelectionOperator as Op;
+    let (open, close) = match operator {
+        Op::Exists => return key.to_string(),
+        Op::DoesNotExist => return format!("!{key}"),
+        Op::Equals => ("=", ""),
+        Op::DoubleEquals => ("==", ""),
+        Op::NotEquals => ("!=", ""),
+        Op::In => (" in (", ")"),
+        Op::NotIn => (" notin (", ")"),
+        Op::GreaterThan => (">", ""),
+        Op::LessThan => ("<", ""),
+    };
+    let mut sorted: Vec<&str> = values.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    format!("{key}{open}{}{close}", sorted.join(","))
+}
+
+/// `internalSelector.String` of requirements given as their keys and texts: sorted by key as
+/// `sort.Sort(ByKey(...))` sorts them (for a dozen requirements or fewer an insertion sort,
+/// stable; past that Go's pdqsort may order requirements of one key otherwise), joined with
+/// commas.
+pub(crate) fn selector_text<'k>(requirements: impl Iterator<Item = (&'k str, String)>) -> String {
+    let mut parts: Vec<(&str, String)> = requirements.collect();
+    parts.sort_by(|a, b| a.0.cmp(b.0));
+    parts.into_iter().map(|(_, text)| text).collect::<Vec<_>>().join(",")
+}
+
+/// `labels.Requirement` as the parser builds it (before `NewRequirement` returns it).
+struct Requirement {
+    key: String,
+    operator: SelectionOperator,
+    values: Vec<String>,
+}
+
+/// `labels.parse`: the requirements, sorted by key (`sort.Sort(ByKey(items))`, stable for a
+/// dozen or fewer; past that, requirements of one key may come in another order in Go, which
+/// does not change what the selector selects).
+fn read(selector: &str, release: KubernetesVersion) -> Result<Vec<Requirement>, ParseError> {
     let mut parser = Parser { items: lex(selector), position: 0, release };
     let mut requirements = parser.parse()?;
-    // `sort.Sort(ByKey(items))`: with a dozen requirements or fewer Go's pdqsort is an insertion
-    // sort, so stable; past that, requirements of one key may come in another order (which
-    // does not change what the selector selects).
     requirements.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(LabelSelector { match_labels: Default::default(), match_expressions: requirements })
+    Ok(requirements)
 }
 
 /// A token of the lexer (`Token`).
@@ -267,7 +332,7 @@ impl Parser {
     }
 
     /// `parse`: requirements separated by commas.
-    fn parse(&mut self) -> Result<Vec<LabelSelectorRequirement>, ParseError> {
+    fn parse(&mut self) -> Result<Vec<Requirement>, ParseError> {
         let mut requirements = Vec::new();
         loop {
             let (token, literal) = self.lookahead(Context::Values);
@@ -297,9 +362,8 @@ impl Parser {
         }
     }
 
-    /// `parseRequirement`, then `NewRequirement`'s checks of what it read ([`requirement_errors`]),
-    /// as a [`LabelSelector`]'s expression.
-    fn requirement(&mut self) -> Result<LabelSelectorRequirement, RequirementError> {
+    /// `parseRequirement`, then `NewRequirement`'s checks of what it read ([`requirement_errors`]).
+    fn requirement(&mut self) -> Result<Requirement, RequirementError> {
         let (key, inferred) = self.key_and_inferred_operator()?;
         let (operator, values) = match inferred {
             Some(op) => (op, Vec::new()),
@@ -326,15 +390,7 @@ impl Parser {
         if !errors.is_empty() {
             return Err(RequirementError::Invalid(errors));
         }
-        let operator = match operator {
-            SelectionOperator::In | SelectionOperator::Equals | SelectionOperator::DoubleEquals => "In",
-            SelectionOperator::NotIn | SelectionOperator::NotEquals => "NotIn",
-            SelectionOperator::Exists => "Exists",
-            SelectionOperator::DoesNotExist => "DoesNotExist",
-            SelectionOperator::GreaterThan => "Gt",
-            SelectionOperator::LessThan => "Lt",
-        };
-        Ok(LabelSelectorRequirement { key, operator: operator.to_string(), values })
+        Ok(Requirement { key, operator, values })
     }
 
     /// `parseKeyAndInferOperator`: the key, and `Exists`/`DoesNotExist` where no binary operator
@@ -610,19 +666,48 @@ mod tests {
         }
     }
 
-    /// What `labels.Parse` reads writes back as `Selector.String()` writes it, but for `=`, `==`
-    /// and `!=`, which the parsed form keeps as `in`/`notin` of one value (same selection).
+    /// `labels.Parse(s).String()`: upstream's `TestSelectorParse` good strings come back
+    /// without their spaces; requirements sorted by key, set values sorted and deduplicated by
+    /// the parser, the operators as written.
     #[test]
-    fn parsed_selectors_write_back() {
+    fn parsed_selectors_write_back_as_selector_string() {
+        for text in ["x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"] {
+            assert_eq!(normalize(text, LATEST), Ok(text.replace(' ', "")), "{text:?}");
+        }
         for (text, written) in [
-            ("x=a,y=b,z=c", "x in (a),y in (b),z in (c)"),
-            ("x!=a", "x notin (a)"),
-            ("!x", "!x"),
-            ("x>1,z<5", "x>1,z<5"),
-            ("b in (z,y,y), a", "a,b in (y,z)"),
-            ("", ""),
+            (" tier in (b,a,a), app==web", "app==web,tier in (a,b)"),
+            ("b notin (,z), a", "a,b notin (,z)"),
+            ("x in ()", "x in ()"),
+            ("x=b,a,x in (a)", "a,x=b,x in (a)"),
         ] {
+            assert_eq!(normalize(text, LATEST), Ok(written.to_string()), "{text:?}");
+        }
+        assert_eq!(
+            normalize("x=a,", LATEST),
+            Err(ParseError::Unexpected { found: String::new(), expected: "identifier after ','" })
+        );
+        // As a `LabelSelector`, `=`, `==` and `!=` are `In`/`NotIn` of one value (same selection).
+        for (text, written) in [("x=a,y==b", "x in (a),y in (b)"), ("x!=a", "x notin (a)"), ("x>1,!y", "x>1,!y")] {
             assert_eq!(parse(text, LATEST).map(|s| s.format()), Ok(written.to_string()), "{text}");
         }
+    }
+
+    /// `Requirement.String` for every operator; several values sorted, duplicates kept.
+    #[test]
+    fn requirements_write_as_requirement_string() {
+        use SelectionOperator as Op;
+        let text = |op: Op, values: &[&str]| {
+            let values: Vec<String> = values.iter().map(|v| (*v).to_string()).collect();
+            requirement_text("k", op, &values)
+        };
+        assert_eq!(text(Op::Equals, &["v"]), "k=v");
+        assert_eq!(text(Op::DoubleEquals, &["v"]), "k==v");
+        assert_eq!(text(Op::NotEquals, &[""]), "k!=");
+        assert_eq!(text(Op::In, &["b", "a", "b"]), "k in (a,b,b)");
+        assert_eq!(text(Op::NotIn, &[""]), "k notin ()");
+        assert_eq!(text(Op::GreaterThan, &["1"]), "k>1");
+        assert_eq!(text(Op::LessThan, &["-1"]), "k<-1");
+        assert_eq!(text(Op::Exists, &[]), "k");
+        assert_eq!(text(Op::DoesNotExist, &[]), "!k");
     }
 }

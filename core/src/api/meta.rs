@@ -284,26 +284,28 @@ impl LabelSelector {
     /// `LabelSelectorAsSelector` refuses has no text upstream (the controller stops at the
     /// error, [`as_selector_error`](Self::as_selector_error)); it is written `key Op (values)`.
     pub fn format(&self) -> String {
-        let mut parts: Vec<(&str, String)> =
-            self.match_labels.iter().map(|(k, v)| (k.as_str(), format!("{k}={v}"))).collect();
-        for r in &self.match_expressions {
-            let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
-            values.sort_unstable();
-            let values = values.join(",");
-            let k = &r.key;
-            let text = match r.operator.as_str() {
-                "In" => format!("{k} in ({values})"),
-                "NotIn" => format!("{k} notin ({values})"),
-                "Exists" => k.clone(),
-                "DoesNotExist" => format!("!{k}"),
-                "Gt" => format!("{k}>{values}"),
-                "Lt" => format!("{k}<{values}"),
-                other => format!("{k} {other} ({values})"),
+        use super::labels::{requirement_text, selector_text};
+        let labels = self
+            .match_labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), requirement_text(k, SelectionOperator::Equals, std::slice::from_ref(v))));
+        let expressions = self.match_expressions.iter().map(|r| {
+            let operator = match r.operator.as_str() {
+                "Gt" => Some(SelectionOperator::GreaterThan),
+                "Lt" => Some(SelectionOperator::LessThan),
+                other => SelectionOperator::of_label_selector(other),
             };
-            parts.push((k, text));
-        }
-        parts.sort_by(|a, b| a.0.cmp(b.0));
-        parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+            let text = match operator {
+                Some(operator) => requirement_text(&r.key, operator, &r.values),
+                None => {
+                    let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+                    values.sort_unstable();
+                    format!("{} {} ({})", r.key, r.operator, values.join(","))
+                }
+            };
+            (r.key.as_str(), text)
+        });
+        selector_text(labels.chain(expressions))
     }
 
     /// Why `metav1.LabelSelectorAsSelector` refuses the selector, in its words as `release`
