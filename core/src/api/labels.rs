@@ -1,7 +1,8 @@
 //! The text form of a label selector (`k8s.io/apimachinery/pkg/labels/selector.go`):
 //! [`parse`] is `labels.Parse`, its lexer, its recursive-descent parser and
 //! `NewRequirement`'s checks, with its errors in apimachinery's words ([`ParseError`]). The
-//! writing side is [`LabelSelector::format`] (`metav1.LabelSelectorAsSelector(s).String()`).
+//! writing side, one `Requirement.String`, is [`LabelSelector::format`]
+//! (`metav1.LabelSelectorAsSelector(s).String()`) and [`normalize`] (`labels.Parse(s).String()`).
 //!
 //! kube-apiserver parses a list's or a watch's `labelSelector` with it, and the HPA controller
 //! the scale subresource's `status.selector` at every sync (an error becomes its
