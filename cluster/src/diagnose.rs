@@ -23,6 +23,7 @@ use hpa_core::api::GroupVersion;
 use hpa_core::api::LabelSelector;
 use hpa_core::api::Quantity;
 use hpa_core::api::Time;
+use hpa_core::api::labels;
 use hpa_core::api::metrics::{self, AnswerError, Item, decode_list};
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, ObjectMetricSource};
 use hpa_core::api::{DecodeError, Strictness};
@@ -43,7 +44,6 @@ use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
 use crate::kinds::{self, Kind, PAGE_SIZE};
-use crate::selector;
 
 /// The answers of the metrics APIs that failed, as a whole or for one metric: the live path
 /// sets them; a snapshot has none (a missing list is an empty answer, with a note).
@@ -249,7 +249,9 @@ pub fn inputs_from_objects(
         .filter(|t| t.get("spec").and_then(|s| s.get("template")).and_then(|t| t.get("spec")).is_some())
         .map(|t| admitted_template(t, &items, namespace, objects.release));
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
-    let pod_selector = match selector::parse(&selector_text) {
+    // `labels.Parse` as the controller's release parses it: its error is the one the controller
+    // shows (`InvalidSelector`), in apimachinery's words.
+    let pod_selector = match labels::parse(&selector_text, objects.release) {
         Ok(s) => Some(s),
         Err(e) => {
             sync.selector_parse_error = Some(SelectorError(e.to_string()));
@@ -291,7 +293,7 @@ pub fn inputs_from_objects(
             }
             continue;
         };
-        let Ok(other_selector) = selector::parse(&other_scale.selector) else { continue };
+        let Ok(other_selector) = labels::parse(&other_scale.selector, objects.release) else { continue };
         if other_scale.selector.is_empty() {
             continue;
         }
@@ -386,12 +388,12 @@ pub fn inputs_from_objects(
     if !objects.metrics_asked {
         // A snapshot's failed answers (`Status` objects naming their request), replayed as
         // the live failures are.
-        let failures = snapshot_failures(&items);
+        let failures = snapshot_failures(&items, objects.release);
         if !failures.is_empty() {
             for m in &hpa.spec.metrics {
                 let Some(request) = metric_request(&items, namespace, m, &selector_text) else { continue };
                 let key = request_key(&request.path);
-                let failed = failures.iter().find(|f| f.key == key && f.answers(&request));
+                let failed = failures.iter().find(|f| f.key == key && f.answers(&request, objects.release));
                 if let Some(f) = failed {
                     sync.metric_errors.entry(request.query).or_insert_with(|| ReadError(f.message.clone()));
                 }
@@ -745,13 +747,13 @@ fn recorded_metric_selector(v: &Value) -> Option<String> {
     if s.is_null() {
         return None;
     }
-    Some(selector::format(&selector_from_json(s)))
+    Some(LabelSelector::format(&selector_from_json(s)))
 }
 
 /// Whether an item's recorded metric selector is the spec's (an item that records none is
 /// taken as answering the spec's query).
 fn same_metric_selector(item: &Value, spec: Option<&LabelSelector>) -> bool {
-    recorded_metric_selector(item).is_none_or(|s| s == spec.map(selector::format).unwrap_or_default())
+    recorded_metric_selector(item).is_none_or(|s| s == spec.map(LabelSelector::format).unwrap_or_default())
 }
 
 /// The distinct metrics (name and selector) of `specs`, in order: each is one request of the
@@ -861,7 +863,7 @@ fn pods_metrics(
             notes.push(format!(
                 "Pods metric {}: {other_selector} sample(s) left out, recorded for another metric selector than the HPA's ({})",
                 spec.name,
-                spec.selector.as_ref().map(selector::format).filter(|s| !s.is_empty()).unwrap_or_else(|| "none".into())
+                spec.selector.as_ref().map(LabelSelector::format).filter(|s| !s.is_empty()).unwrap_or_else(|| "none".into())
             ));
         }
     }
@@ -1091,7 +1093,7 @@ fn external_metrics(
             notes.push(format!(
                 "External metric {}: {left_out} series left out, whose metricLabels the metric's selector ({}) does not match: the controller asks only for those it matches (labelSelector)",
                 spec.name,
-                spec.selector.as_ref().map(selector::format).unwrap_or_default()
+                spec.selector.as_ref().map(LabelSelector::format).unwrap_or_default()
             ));
         }
     }
@@ -1122,7 +1124,7 @@ fn metric_request<'m>(
     pod_selector: &str,
 ) -> Option<MetricRequest<'m>> {
     let selector_param = |key: &str, s: Option<&LabelSelector>| -> Vec<(String, String)> {
-        s.map(|s| vec![(key.to_string(), selector::format(s))]).unwrap_or_default()
+        s.map(|s| vec![(key.to_string(), LabelSelector::format(s))]).unwrap_or_default()
     };
     let custom = format!("/apis/custom.metrics.k8s.io/v1beta2/namespaces/{namespace}");
     let (type_, name, mut path, params, query) = if let Some(p) = &m.pods {
@@ -1168,9 +1170,9 @@ impl SnapshotFailure {
     /// Whether it is the answer to `request`: the controller asks once per metric spec, with
     /// the spec's metric selector, so a failure that names a selector answers only the metric
     /// of that selector.
-    fn answers(&self, request: &MetricRequest<'_>) -> bool {
+    fn answers(&self, request: &MetricRequest<'_>, release: KubernetesVersion) -> bool {
         // Both read back from text, so `a=b` and `a in (b)` compare alike.
-        let spec = selector::parse(&request.query.metric().selector).map(|s| s.format());
+        let spec = labels::parse(&request.query.metric().selector, release).map(|s| s.format());
         self.selector.as_ref().is_none_or(|s| spec.as_ref().is_ok_and(|spec| *spec == s.format()))
     }
 }
@@ -1180,7 +1182,7 @@ impl SnapshotFailure {
 /// it so when `kubectl get --raw` fails), keyed by that path without its query string and API
 /// version (`custom.metrics.k8s.io` at v1beta1 or v1beta2 alike), with the metric selector its
 /// query names and its `message`.
-fn snapshot_failures(items: &[&Value]) -> Vec<SnapshotFailure> {
+fn snapshot_failures(items: &[&Value], release: KubernetesVersion) -> Vec<SnapshotFailure> {
     items
         .iter()
         .filter(|v| kind_of(v) == "Status" && str_of(v, "status") == "Failure")
@@ -1189,7 +1191,7 @@ fn snapshot_failures(items: &[&Value]) -> Vec<SnapshotFailure> {
             let key = request_key(link);
             let param =
                 if key.starts_with("/apis/external.metrics.k8s.io/") { "labelSelector" } else { "metricLabelSelector" };
-            let selector = query_param(link, param).and_then(|text| selector::parse(&text).ok());
+            let selector = query_param(link, param).and_then(|text| labels::parse(&text, release).ok());
             Some(SnapshotFailure { key, selector, message: str_of(v, "message").to_string() })
         })
         .collect()
@@ -1364,18 +1366,18 @@ fn scale_of(
             if let Some(m) = target.get("spec").and_then(|s| s.get("selector")).and_then(Value::as_object) {
                 s.match_labels = m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().into())).collect();
             }
-            (int_at(target, &["status", "replicas"]), selector::format(&s))
+            (int_at(target, &["status", "replicas"]), LabelSelector::format(&s))
         }
         _ if known.is_some() => {
             let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
-            (int_at(target, &["status", "replicas"]), selector::format(&s))
+            (int_at(target, &["status", "replicas"]), LabelSelector::format(&s))
         }
         _ => {
             notes.push(format!(
                 "the scale of {kind} {namespace}/{name} was not among the inputs and its kind's scale paths are unknown: read as a workload"
             ));
             let s = target.get("spec").and_then(|s| s.get("selector")).map(selector_from_json).unwrap_or_default();
-            (int_at(target, &["status", "replicas"]), selector::format(&s))
+            (int_at(target, &["status", "replicas"]), LabelSelector::format(&s))
         }
     };
     Ok(Scale { spec_replicas, status_replicas, selector })
@@ -1680,7 +1682,11 @@ async fn read_metrics(
     let groups = served_groups(cluster).await?;
     let served_group =
         |name: &str| groups.as_ref().map_or(Some(None), |gs| gs.iter().find(|g| g.name == name).map(Some));
-    let selector = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
+    // The pods' selector as the metrics clients send it, `labels.Parse(status.selector).String()`
+    // (one that does not parse stops the sync before any metric: sent as written).
+    let written = selectors.iter().find(|(this, _)| *this).map(|(_, s)| s.as_str()).unwrap_or_default();
+    let selector = labels::normalize(written, out.release).unwrap_or_else(|_| written.to_string());
+    let selector = selector.as_str();
 
     if wants_resource {
         let version = [kinds::POD_METRICS_V1, kinds::POD_METRICS_V1BETA1]
@@ -1747,7 +1753,7 @@ async fn read_metrics(
                     );
                     let mut params = vec![("labelSelector".to_string(), selector.to_string())];
                     if let Some(s) = &p.metric.selector {
-                        params.push(("metricLabelSelector".into(), selector::format(s)));
+                        params.push(("metricLabelSelector".into(), LabelSelector::format(s)));
                     }
                     crate::kinds::push_query(&mut path, &params);
                     (path, MetricQuery::Pods { metric: MetricId::of(&p.metric) })
@@ -1791,7 +1797,10 @@ async fn read_metrics(
                         format!("{base}/{resource}/{}/{}", d.name, o.metric.name)
                     };
                     if let Some(s) = &o.metric.selector {
-                        crate::kinds::push_query(&mut path, &[("metricLabelSelector".into(), selector::format(s))]);
+                        crate::kinds::push_query(
+                            &mut path,
+                            &[("metricLabelSelector".into(), LabelSelector::format(s))],
+                        );
                     }
                     let query = MetricQuery::object(&o.metric, d);
                     (path, query)
@@ -1812,7 +1821,7 @@ async fn read_metrics(
                 let mut path =
                     format!("/apis/{}/{}/namespaces/{namespace}/{}", external.group, external.version, e.metric.name);
                 if let Some(s) = &e.metric.selector {
-                    crate::kinds::push_query(&mut path, &[("labelSelector".into(), selector::format(s))]);
+                    crate::kinds::push_query(&mut path, &[("labelSelector".into(), LabelSelector::format(s))]);
                 }
                 let query = MetricQuery::External { metric: MetricId::of(&e.metric) };
                 read_metric_list(cluster, namespace, &path, "ExternalMetricValue", query, out).await?;
@@ -2168,6 +2177,54 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A scale whose `status.selector` does not parse: the controller's `labels.Parse` error,
+    /// in apimachinery's words as the release words it, and no pods; a selector that parses
+    /// selects the pods by the one matcher.
+    #[test]
+    fn scale_selectors_are_read_by_labels_parse() {
+        use serde_json::json;
+        let objects = |selector: &str, release: KubernetesVersion| {
+            Objects::snapshot(
+                vec![
+                    json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                        "metadata": {"name": "web", "namespace": "ns"},
+                        "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Pool", "name": "web"},
+                            "minReplicas": 1, "maxReplicas": 5,
+                            "metrics": [{"type": "External", "external": {"metric": {"name": "q"},
+                                "target": {"type": "Value", "value": "1"}}}]}}),
+                    json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+                        "metadata": {"name": "web", "namespace": "ns"},
+                        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": selector}}),
+                    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns",
+                        "labels": {"app": "web", "tier": ""}}}),
+                ],
+                release,
+            )
+        };
+        let sync = |selector: &str, release| {
+            inputs_from_objects(&objects(selector, release), "ns", "web", Timestamp::from_secs(0))
+                .map(|i| (i.sync.selector_parse_error.map(|e| e.to_string()), i.sync.pods.len()))
+                .map_err(|e| e.to_string())
+        };
+        let latest = KubernetesVersion::LATEST;
+        assert_eq!(
+            sync("app=web,tier in (a b)", latest),
+            Ok((Some("unable to parse requirement: found 'b', expected: ',' or ')'".into()), 0))
+        );
+        assert_eq!(
+            sync("app:web", latest).map(|(e, _)| e.unwrap_or_default().starts_with(
+                "unable to parse requirement: <nil>: Invalid value: \"app:web\": name part must consist of"
+            )),
+            Ok(true)
+        );
+        assert_eq!(sync("app=web,tier in (x,,)", latest), Ok((None, 1)));
+        assert_eq!(
+            sync("app=web,tier in (x,,)", KubernetesVersion::V1_34),
+            Ok((Some("unable to parse requirement: found ')', expected: ',', or identifier".into()), 0))
+        );
+        assert_eq!(sync("app==web,!track", latest), Ok((None, 1)));
+    }
 
     /// An HPA controller event read through `events.k8s.io/v1`: the legacy recorder leaves
     /// `eventTime` null and keeps its times and count in the `deprecated*` fields.

@@ -29,7 +29,6 @@ pub mod error;
 pub mod inventory;
 pub mod kinds;
 pub mod object;
-pub mod selector;
 mod token;
 pub mod version;
 pub mod watch;

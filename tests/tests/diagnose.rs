@@ -2560,3 +2560,50 @@ fn a_namespace_object_metric_is_the_hpas_namespaces_from_a_snapshot() {
         "{d:#}"
     );
 }
+
+/// A scale whose `status.selector` does not parse (`tests/data/diagnose/unparsable-selector`):
+/// the sync stops at `labels.Parse`, whose error the controller puts in its `InvalidSelector`
+/// condition in apimachinery's words (hpa-core's one parser), and the diagnosis says so.
+#[test]
+fn an_unparsable_scale_selector_is_the_controllers_invalid_selector() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/unparsable-selector");
+    let objects = dir.join("objects.yaml").display().to_string();
+    let run = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "jobs", "workers", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let active = d["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "ScalingActive").unwrap();
+    assert_eq!(
+        active["replayed"],
+        json!({"status": "False", "reason": "InvalidSelector", "message": "couldn't convert selector into a corresponding internal selector object: found 'tier', expected: ',' or 'end of string'"}),
+        "{d:#}"
+    );
+    let human = hpa_lint(&["diagnose", "--snapshot", &objects, "-n", "jobs", "workers"], "").stdout;
+    assert!(
+        human.contains("the target's selector is unusable: couldn't convert selector into a corresponding internal selector object: found 'tier', expected: ',' or 'end of string';"),
+        "{human}"
+    );
+}
+
+/// Live, the pods' metrics are asked with the scale's selector as the controller's clients
+/// send it, `labels.Parse(status.selector).String()`: a custom resource that writes
+/// ` tier notin (b,a,a), app==w` is asked `app==w,tier notin (a,b)`, and its pods are found.
+#[test]
+fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
+    let l = widgets();
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2}, "status": {"replicas": 2, "selector": " tier notin (b,a,a), app==w"}}));
+    l.server.put(widget_hpa("widget", "Widget", None));
+    let run = l.diagnose(&["widget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["currentReplicas"].clone(), d["desiredReplicas"].clone()), (json!(2), json!(4)), "{d:#}");
+    let queries: Vec<String> = l
+        .server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("/pods") && r.path.contains("metrics.k8s.io"))
+        .map(|r| r.query)
+        .collect();
+    assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier%20notin%20%28a%2Cb%29"), "{queries:#?}");
+}

@@ -297,29 +297,49 @@ impl LabelSelector {
     }
 
     /// The selector as text: `metav1.LabelSelectorAsSelector(s).String()`, what the API server
-    /// writes in a scale's `status.selector` and the HPA controller in its messages. The
-    /// requirements sorted by key (a stable sort: `matchLabels`, then expressions), `matchLabels`
-    /// as `key=value`, values of `in`/`notin` sorted: `app=web,tier in (a,b)`; `!tier` for
-    /// `DoesNotExist`, `tier` for `Exists`. Empty for an empty selector.
+    /// writes in a scale's `status.selector` and the HPA controller sends as a metric selector
+    /// (`k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go`, `pkg/labels/selector.go`), the same
+    /// in 1.33 to 1.38:
+    ///
+    /// - `matchLabels` are `Equals` requirements, `key=value`; then the expressions, `In` and
+    ///   `NotIn` as `key in (a,b)` and `key notin (a,b)`, `Exists` as `key`, `DoesNotExist` as
+    ///   `!key`;
+    /// - `Requirement.String` sorts several values (`safeSort`) but keeps duplicates:
+    ///   `NewRequirement` keeps the slice it is given (a copy of `values`), only `labels.Parse`
+    ///   reads values into a set;
+    /// - `internalSelector.Add` sorts the requirements by key with `sort.Sort`, which for a dozen
+    ///   requirements or fewer is an insertion sort, stable: with one key in `matchLabels` and in
+    ///   an expression, `matchLabels` first. (Past a dozen, Go's pdqsort may order requirements
+    ///   of one key otherwise.)
+    /// - empty for an empty selector (`Everything`) as for none (`Nothing`).
+    ///
+    /// A selector read from text ([`labels::parse`](super::labels::parse)) may also hold `Gt`
+    /// and `Lt`, written `key>1` and `key<1` as `Requirement.String` writes them. An operator
+    /// `LabelSelectorAsSelector` refuses has no text upstream (the controller stops at the
+    /// error, [`as_selector_error`](Self::as_selector_error)); it is written `key Op (values)`.
     pub fn format(&self) -> String {
-        let mut parts: Vec<(&str, String)> =
-            self.match_labels.iter().map(|(k, v)| (k.as_str(), format!("{k}={v}"))).collect();
-        for r in &self.match_expressions {
-            let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
-            values.sort_unstable();
-            values.dedup();
-            let k = &r.key;
-            let text = match r.operator.as_str() {
-                "In" => format!("{k} in ({})", values.join(",")),
-                "NotIn" => format!("{k} notin ({})", values.join(",")),
-                "Exists" => k.clone(),
-                "DoesNotExist" => format!("!{k}"),
-                other => format!("{k} {other} ({})", values.join(",")),
+        use super::labels::{requirement_text, selector_text};
+        let labels = self
+            .match_labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), requirement_text(k, SelectionOperator::Equals, std::slice::from_ref(v))));
+        let expressions = self.match_expressions.iter().map(|r| {
+            let operator = match r.operator.as_str() {
+                "Gt" => Some(SelectionOperator::GreaterThan),
+                "Lt" => Some(SelectionOperator::LessThan),
+                other => SelectionOperator::of_label_selector(other),
             };
-            parts.push((k, text));
-        }
-        parts.sort_by(|a, b| a.0.cmp(b.0));
-        parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+            let text = match operator {
+                Some(operator) => requirement_text(&r.key, operator, &r.values),
+                None => {
+                    let mut values: Vec<&str> = r.values.iter().map(String::as_str).collect();
+                    values.sort_unstable();
+                    format!("{} {} ({})", r.key, r.operator, values.join(","))
+                }
+            };
+            (r.key.as_str(), text)
+        });
+        selector_text(labels.chain(expressions))
     }
 
     /// Why `metav1.LabelSelectorAsSelector` refuses the selector, in its words as `release`
@@ -424,8 +444,8 @@ pub fn label_key_error(
 /// one, the latter an `int64`; `Exists`/`DoesNotExist` without; then each value a label value),
 /// in `release`'s words. Empty when the requirement stands; upstream returns the list as one
 /// aggregate error ([`aggregate_message`](crate::field::aggregate_message)). The one copy of
-/// these checks: [`LabelSelector::as_selector_error`] and the test API server's `labels.Parse`
-/// call it.
+/// these checks: [`LabelSelector::as_selector_error`] and `labels.Parse`
+/// ([`labels::parse`](super::labels::parse)) call it.
 pub fn requirement_errors(
     key: &str,
     operator: SelectionOperator,
@@ -580,6 +600,29 @@ mod tests {
         };
         assert_eq!(s.format(), "app=web,env notin (dev),!legacy,tier in (a,b),track=canary,zone");
         assert_eq!(LabelSelector::default().format(), "");
+    }
+
+    /// `Requirement.String` sorts values with `safeSort` and keeps duplicates (`NewRequirement`
+    /// keeps the slice); one value is written as is; a key in `matchLabels` and in expressions
+    /// keeps that order (a stable sort).
+    #[test]
+    fn values_are_sorted_but_not_deduplicated() {
+        let s = LabelSelector {
+            match_labels: labels(&[("app", "web")]),
+            match_expressions: vec![
+                requirement("tier", "In", &["b", "a", "b"]),
+                requirement("app", "NotIn", &["", "x"]),
+                requirement("app", "In", &["web"]),
+                requirement("env", "NotIn", &["z", "z"]),
+            ],
+        };
+        assert_eq!(s.format(), "app=web,app notin (,x),app in (web),env notin (z,z),tier in (a,b,b)");
+        // What only a selector read from text holds: `Gt`, `Lt`.
+        let parsed = LabelSelector {
+            match_labels: BTreeMap::new(),
+            match_expressions: vec![requirement("n", "Gt", &["1"]), requirement("m", "Lt", &["-2"])],
+        };
+        assert_eq!(parsed.format(), "m<-2,n>1");
     }
 
     /// `LabelSelectorAsSelector`'s errors, as `NewRequirement` words them.

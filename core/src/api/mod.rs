@@ -7,6 +7,7 @@
 pub mod de;
 pub mod decode;
 pub mod group_version;
+pub mod labels;
 pub mod meta;
 pub mod metrics;
 pub mod quantity;

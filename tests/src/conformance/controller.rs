@@ -726,7 +726,11 @@ fn sync_input(s: &Value, hpa: &HorizontalPodAutoscaler) -> R<SyncInput> {
         input.scale_update_conflict = Some("fake scale update conflict".into());
     }
     if flag("selector_unparsable") {
-        input.selector_parse_error = Some(format!("unable to parse requirement: {selector:?}").into());
+        // `labels.Parse`'s own error (hpa-core's one parser), as the controller words it.
+        let error = hpa_core::api::labels::parse(&selector, hpa_core::features::KubernetesVersion::LATEST)
+            .err()
+            .map_or_else(|| format!("unable to parse requirement: {selector:?}"), |e| e.to_string());
+        input.selector_parse_error = Some(error.into());
     }
     if flag("other_hpa_selects_same_pods") {
         input.other_hpas_selecting_pods = vec!["test-namespace/other-hpa".into()];

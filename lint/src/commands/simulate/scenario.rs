@@ -804,15 +804,17 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
     };
     let hpa_name = non_empty(&mut errs, "hpaName", file.hpa_name).map(|value| Spanned { value, span: at("hpaName") });
     // The scale's `status.selector`, which the controller parses at every sync (`labels.Parse`):
-    // one that does not parse is a slip of the scenario's, refused where it is written.
-    let selector =
-        non_empty(&mut errs, "selector", file.selector).filter(|text| match hpa_cluster::selector::parse(text) {
+    // one that does not parse is a slip of the scenario's, refused where it is written, in
+    // apimachinery's words (the scenario is read before the release is chosen: the latest's).
+    let selector = non_empty(&mut errs, "selector", file.selector).filter(|text| {
+        match hpa_core::api::labels::parse(text, hpa_core::features::KubernetesVersion::LATEST) {
             Ok(_) => true,
             Err(e) => {
                 push(&mut errs, "selector", format!("selector: {e}: write a label selector such as app=web"));
                 false
             }
-        });
+        }
+    });
     let replicas = match file.replicas {
         Some(r) if r < 0 => {
             push(&mut errs, "replicas", format!("replicas: expected a whole number of 0 or more, found {r}"));
@@ -1514,7 +1516,9 @@ mod tests {
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nduration: 1m\nselector: \"app in (a\"\n"),
-            ["3:11: selector: found '(a', expected: '(' ... ')': write a label selector such as app=web"]
+            [
+                "3:11: selector: unable to parse requirement: found '', expected: ',' or ')': write a label selector such as app=web"
+            ]
         );
         assert_eq!(
             errors_at("hpa: x.yaml\nhpaObject: {}\nduration: 1m\n"),
