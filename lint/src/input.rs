@@ -622,6 +622,22 @@ pub struct NotAnObject<'a> {
     pub message: Cow<'static, str>,
 }
 
+impl NotAnObject<'_> {
+    /// For a refusal for want of a `kind`, the key that is `kind` written in another case
+    /// ([`miscased_kind`]), the one to rename: a document is reported at that key, an item of
+    /// a list at the item.
+    pub fn miscased_kind(&self) -> Option<&str> {
+        if self.why != Refusal::MissingKind {
+            return None;
+        }
+        let key = match self.item {
+            None => Some(self.node).filter(|n| !n.is_map()),
+            Some(_) => miscased_kind(self.node),
+        };
+        key.and_then(Node::as_str)
+    }
+}
+
 /// Why kubectl refuses a document ([`NotAnObject`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -634,6 +650,9 @@ pub enum Refusal {
     MissingVersion,
     /// An item of a list that is a list itself ([`NESTED_LIST`]): kubectl refuses the whole list.
     NestedList,
+    /// A document read as JSON with a number past float64's range (`1e400`, `-1e400`, an
+    /// integer of 400 digits: [`number_out_of_range`]).
+    NumberOutOfRange,
     /// A document whose `apiVersion` or `metadata` does not decode into Go's `TypeMeta` and
     /// `ObjectMeta` ([`metadata_refusal`]): `field` is the top-level field it is in.
     Metadata {
@@ -722,12 +741,14 @@ fn json_type(node: Node<'_>) -> Option<&'static str> {
 /// lacks), or a list of objects without a `kind` ([`is_kindless_list`]).
 ///
 /// Both fields, not one: a Helm `Chart.yaml` has an `apiVersion` and no `kind`, a chart's
-/// `values.yaml` may have a `kind: DaemonSet` and no `apiVersion`; neither is a manifest.
+/// `values.yaml` may have a `kind: DaemonSet` and no `apiVersion`; neither is a manifest. A
+/// `kind` written in another case (`Kind:`, `KIND:`: [`miscased_kind`]) beside an
+/// `apiVersion` is a manifest's typo, which kubectl refuses (its `kind` is read as written).
 pub fn is_object(root: Node<'_>) -> bool {
     matches!(root.kind(), NodeKind::Map(_)) && {
         let [api_version, kind] = root.get_each(["apiVersion", "kind"]);
         let set = |n: Option<Node<'_>>| n.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(Scalar::Null)));
-        set(api_version) && set(kind)
+        set(api_version) && (set(kind) || miscased_kind(root).is_some())
             || kind.and_then(Node::as_str) == Some(hpa_core::api::KIND)
             || is_kindless_list(root)
     }
@@ -753,21 +774,30 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
     }
     let NodeKind::Map(_) = root.kind() else { return None };
     let [kind, items] = root.get_each(["kind", "items"]);
-    match items.map(|i| (i, i.kind())) {
-        Some((_, NodeKind::Seq(list))) => {
-            if let Some((at, item, t)) = list.enumerate().find_map(|(at, i)| json_type(i).map(|t| (at, i, t))) {
-                let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
-                return refused(Some(at), item, Refusal::NotAnObject, Cow::Owned(message));
-            }
-        }
-        None | Some((_, NodeKind::Scalar(Scalar::Null))) => {}
-        // `items` that is no list fails `decodeList`'s `json.Unmarshal`.
-        Some((items, _)) => {
-            let t = json_type(items).unwrap_or("object");
-            let message =
-                format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
-            return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
-        }
+    // `items` that is no list fails `decodeList`'s `json.Unmarshal`, before anything else is
+    // converted.
+    if let Some(items) = items
+        && !matches!(items.kind(), NodeKind::Seq(_) | NodeKind::Scalar(Scalar::Null))
+    {
+        let t = json_type(items).unwrap_or("object");
+        let message =
+            format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
+        return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
+    }
+    // Then the whole document is unmarshaled into a `map[string]interface {}`, its numbers
+    // converted.
+    if document.json
+        && let Some((node, literal)) = number_out_of_range(root, text, lines)
+    {
+        let message = format!("json: cannot unmarshal number {literal} into Go value of type float64");
+        return refused(None, node, Refusal::NumberOutOfRange, Cow::Owned(message));
+    }
+    // Then each item of a list.
+    if let Some(list) = items.and_then(Node::items)
+        && let Some((at, item, t)) = list.enumerate().find_map(|(at, i)| json_type(i).map(|t| (at, i, t)))
+    {
+        let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
+        return refused(Some(at), item, Refusal::NotAnObject, Cow::Owned(message));
     }
     // `Unstructured.GroupVersionKind` is empty whole, kind included, when `apiVersion` does not
     // parse (`schema.ParseGroupVersion`: more than one `/`); one that is no string reads as "".
@@ -778,7 +808,9 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
         if is_kindless_list(root) {
             return None;
         }
-        return refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
+        // At a `kind` written in another case, the key to fix.
+        let node = miscased_kind(root).unwrap_or(root);
+        return refused(None, node, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
     }
     // Decoded, the document's `apiVersion` and `metadata` must decode into Go's types.
     if let Some((node, field, message)) = metadata_refusal(root, document.json, text, lines) {
@@ -791,6 +823,46 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
         .find(|(_, item)| item.get("items").is_some_and(|inner| matches!(inner.kind(), NodeKind::Seq(_))));
     let (at, item) = nested?;
     refused(Some(at), item, Refusal::NestedList, Cow::Borrowed(NESTED_LIST))
+}
+
+/// The key of a mapping that is `kind` written in another case (`Kind`, `KIND`, `kInd`), when
+/// the mapping has no `kind` that is a non-empty string: kubectl reads `kind` as written
+/// (`Unstructured.GetKind` looks the key up in the decoded map) and refuses the document
+/// (`Object 'Kind' is missing in '...'`), so the fix is to rename that key.
+pub fn miscased_kind(root: Node<'_>) -> Option<Node<'_>> {
+    if root.get("kind").and_then(Node::as_str).is_some_and(|k| !k.is_empty()) {
+        return None;
+    }
+    root.entries()?
+        .map(|e| e.key)
+        .find(|key| key.as_str().is_some_and(|k| k != "kind" && k.eq_ignore_ascii_case("kind")))
+}
+
+/// The first number of a document read as JSON ([`Document::json`]) that is past float64's
+/// range, in text order, with its literal as written (`1e400`, `-1E400`, an integer of 400
+/// digits); `text` is the file's text, `lines` its index. (`1e-400` is in range: it reads as 0.)
+///
+/// Mirrors `sigs.k8s.io/json`'s `UnmarshalCaseSensitivePreserveInts` (the `util/json.Unmarshal`
+/// of apimachinery's `unstructuredJSONScheme.decodeToUnstructured` and `decodeToList`), which
+/// converts each number of the document into an `interface{}`: an `int64` when the literal is
+/// an integer that fits, else `strconv.ParseFloat(s, 64)` (so `99999999999999999999` is
+/// `1e+20`), whose range error is `encoding/json`'s `UnmarshalTypeError` (`json: cannot
+/// unmarshal number 1e400 into Go value of type float64`). The first error is kept
+/// (`saveError`), in the order the text is read, a key given twice included. A YAML document
+/// has none: go-yaml v2 keeps a number it cannot read as a float a string.
+///
+/// The reader resolves a JSON number as a YAML plain scalar: one out of range stays a string,
+/// which in JSON text is a number only when it is written without quotes.
+pub fn number_out_of_range<'a, 't>(root: Node<'a>, text: &'t str, lines: &LineIndex) -> Option<(Node<'a>, &'t str)> {
+    match root.kind() {
+        NodeKind::Scalar(Scalar::Str(_)) => {
+            let raw = text.get(lines.range(text, root.span()))?;
+            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()).then_some((root, raw))
+        }
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(mut items) => items.find_map(|i| number_out_of_range(i, text, lines)),
+        NodeKind::Map(mut entries) => entries.find_map(|e| number_out_of_range(e.value, text, lines)),
+    }
 }
 
 /// Where and why a document's `apiVersion`, `kind` or `metadata` does not decode into Go's
@@ -978,6 +1050,7 @@ impl<'a> Problem<'a> {
                     Refusal::NotAnObject => "NotAnObject",
                     Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
                     Refusal::NestedList => "NestedList",
+                    Refusal::NumberOutOfRange => "UnmarshalTypeError",
                     Refusal::Metadata { field: "apiVersion" } => "TypeMeta",
                     Refusal::Metadata { .. } => "ObjectMeta",
                 };
@@ -1123,7 +1196,8 @@ pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> boo
         && !refused.iter().any(|d| {
             d.document == obj.document
                 && (d.item == obj.item && d.why != Refusal::NotAnObject
-                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. } | Refusal::MissingKind)
+                    || d.item.is_none()
+                        && matches!(d.why, Refusal::Metadata { .. } | Refusal::MissingKind | Refusal::NumberOutOfRange)
                     || d.item.is_some() && d.why == Refusal::NotAnObject)
         })
 }

@@ -1957,6 +1957,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
     let multi_line = span.start.line() != span.end.line();
     // saphyr's span of a flow mapping's `{` or `}` is that character; a block mapping's is empty.
     let yaml_flow = !builder.json && span.end.index() > span.start.index();
+    let json = builder.json;
     let open = builder.stack.len();
     let pruning = &mut builder.pruning;
     match (pruning.skipping, event) {
@@ -2044,6 +2045,16 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
                     Ok(Scalar::Float(f)) => non_finite && !f.is_finite(),
                     Ok(_) => false,
                 }
+            {
+                return Skip::Inexact;
+            }
+            // A JSON number past float64's range (`1e400`) stays a string, and kubectl refuses
+            // the document for it (`json: cannot unmarshal number 1e400 into Go value of type
+            // float64`, hpa-lint's `input::number_out_of_range`): it must be seen.
+            if json
+                && *style == ScalarStyle::Plain
+                && matches!(value.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+                && matches!(resolve::resolve_plain(value), Scalar::Str(_))
             {
                 return Skip::Inexact;
             }
