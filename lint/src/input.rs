@@ -622,6 +622,22 @@ pub struct NotAnObject<'a> {
     pub message: Cow<'static, str>,
 }
 
+impl NotAnObject<'_> {
+    /// For a refusal for want of a `kind`, the key that is `kind` written in another case
+    /// ([`miscased_kind`]), the one to rename: a document is reported at that key, an item of
+    /// a list at the item.
+    pub fn miscased_kind(&self) -> Option<&str> {
+        if self.why != Refusal::MissingKind {
+            return None;
+        }
+        let key = match self.item {
+            None => Some(self.node).filter(|n| !n.is_map()),
+            Some(_) => miscased_kind(self.node),
+        };
+        key.and_then(Node::as_str)
+    }
+}
+
 /// Why kubectl refuses a document ([`NotAnObject`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -634,6 +650,9 @@ pub enum Refusal {
     MissingVersion,
     /// An item of a list that is a list itself ([`NESTED_LIST`]): kubectl refuses the whole list.
     NestedList,
+    /// A document read as JSON with a number past float64's range (`1e400`, `-1e400`, an
+    /// integer of 400 digits: [`number_out_of_range`]).
+    NumberOutOfRange,
     /// A document whose `apiVersion` or `metadata` does not decode into Go's `TypeMeta` and
     /// `ObjectMeta` ([`metadata_refusal`]): `field` is the top-level field it is in.
     Metadata {
@@ -722,12 +741,14 @@ fn json_type(node: Node<'_>) -> Option<&'static str> {
 /// lacks), or a list of objects without a `kind` ([`is_kindless_list`]).
 ///
 /// Both fields, not one: a Helm `Chart.yaml` has an `apiVersion` and no `kind`, a chart's
-/// `values.yaml` may have a `kind: DaemonSet` and no `apiVersion`; neither is a manifest.
+/// `values.yaml` may have a `kind: DaemonSet` and no `apiVersion`; neither is a manifest. A
+/// `kind` written in another case (`Kind:`, `KIND:`: [`miscased_kind`]) beside an
+/// `apiVersion` is a manifest's typo, which kubectl refuses (its `kind` is read as written).
 pub fn is_object(root: Node<'_>) -> bool {
     matches!(root.kind(), NodeKind::Map(_)) && {
         let [api_version, kind] = root.get_each(["apiVersion", "kind"]);
         let set = |n: Option<Node<'_>>| n.is_some_and(|n| !matches!(n.kind(), NodeKind::Scalar(Scalar::Null)));
-        set(api_version) && set(kind)
+        set(api_version) && (set(kind) || miscased_kind(root).is_some())
             || kind.and_then(Node::as_str) == Some(hpa_core::api::KIND)
             || is_kindless_list(root)
     }
@@ -748,26 +769,45 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
     let refused = |item: Option<usize>, node: Node<'a>, why: Refusal, message: Cow<'static, str>| {
         Some(NotAnObject { document: document.index, item, node, why, message })
     };
+    // A JSON number past float64's range is read as a string: `encoding/json` names it a number.
+    let number = |node: Node<'_>| {
+        document.json
+            && matches!(node.kind(), NodeKind::Scalar(Scalar::Str(_)))
+            && number_out_of_range(node, text, lines).is_some()
+    };
+    if number(root) {
+        let message = "json: cannot unmarshal number into Go value of type unstructured.detector";
+        return refused(None, root, Refusal::NotAnObject, Cow::Borrowed(message));
+    }
     if let Some(message) = undecodable(root) {
         return refused(None, root, Refusal::NotAnObject, Cow::Borrowed(message));
     }
     let NodeKind::Map(_) = root.kind() else { return None };
     let [kind, items] = root.get_each(["kind", "items"]);
-    match items.map(|i| (i, i.kind())) {
-        Some((_, NodeKind::Seq(list))) => {
-            if let Some((at, item, t)) = list.enumerate().find_map(|(at, i)| json_type(i).map(|t| (at, i, t))) {
-                let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
-                return refused(Some(at), item, Refusal::NotAnObject, Cow::Owned(message));
-            }
-        }
-        None | Some((_, NodeKind::Scalar(Scalar::Null))) => {}
-        // `items` that is no list fails `decodeList`'s `json.Unmarshal`.
-        Some((items, _)) => {
-            let t = json_type(items).unwrap_or("object");
-            let message =
-                format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
-            return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
-        }
+    // `items` that is no list fails `decodeList`'s `json.Unmarshal`, before anything else is
+    // converted.
+    if let Some(items) = items
+        && !matches!(items.kind(), NodeKind::Seq(_) | NodeKind::Scalar(Scalar::Null))
+    {
+        let t = if number(items) { "number" } else { json_type(items).unwrap_or("object") };
+        let message =
+            format!("json: cannot unmarshal {t} into Go struct field decodeList.items of type []json.RawMessage");
+        return refused(None, items, Refusal::NotAnObject, Cow::Owned(message));
+    }
+    // Then the whole document is unmarshaled into a `map[string]interface {}`, its numbers
+    // converted.
+    if document.json
+        && let Some((node, literal)) = number_out_of_range(root, text, lines)
+    {
+        let message = format!("json: cannot unmarshal number {literal} into Go value of type float64");
+        return refused(None, node, Refusal::NumberOutOfRange, Cow::Owned(message));
+    }
+    // Then each item of a list.
+    if let Some(list) = items.and_then(Node::items)
+        && let Some((at, item, t)) = list.enumerate().find_map(|(at, i)| json_type(i).map(|t| (at, i, t)))
+    {
+        let message = format!("json: cannot unmarshal {t} into Go value of type map[string]interface {{}}");
+        return refused(Some(at), item, Refusal::NotAnObject, Cow::Owned(message));
     }
     // `Unstructured.GroupVersionKind` is empty whole, kind included, when `apiVersion` does not
     // parse (`schema.ParseGroupVersion`: more than one `/`); one that is no string reads as "".
@@ -778,7 +818,9 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
         if is_kindless_list(root) {
             return None;
         }
-        return refused(None, root, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
+        // At a `kind` written in another case, the key to fix.
+        let node = miscased_kind(root).unwrap_or(root);
+        return refused(None, node, Refusal::MissingKind, Cow::Owned(missing_kind(document, text)));
     }
     // Decoded, the document's `apiVersion` and `metadata` must decode into Go's types.
     if let Some((node, field, message)) = metadata_refusal(root, document.json, text, lines) {
@@ -791,6 +833,46 @@ pub fn refusal<'a>(document: &'a Document, text: &str, lines: &LineIndex) -> Opt
         .find(|(_, item)| item.get("items").is_some_and(|inner| matches!(inner.kind(), NodeKind::Seq(_))));
     let (at, item) = nested?;
     refused(Some(at), item, Refusal::NestedList, Cow::Borrowed(NESTED_LIST))
+}
+
+/// The key of a mapping that is `kind` written in another case (`Kind`, `KIND`, `kInd`), when
+/// the mapping has no `kind` that is a non-empty string: kubectl reads `kind` as written
+/// (`Unstructured.GetKind` looks the key up in the decoded map) and refuses the document
+/// (`Object 'Kind' is missing in '...'`), so the fix is to rename that key.
+pub fn miscased_kind(root: Node<'_>) -> Option<Node<'_>> {
+    if root.get("kind").and_then(Node::as_str).is_some_and(|k| !k.is_empty()) {
+        return None;
+    }
+    root.entries()?
+        .map(|e| e.key)
+        .find(|key| key.as_str().is_some_and(|k| k != "kind" && k.eq_ignore_ascii_case("kind")))
+}
+
+/// The first number of a document read as JSON ([`Document::json`]) that is past float64's
+/// range, in text order, with its literal as written (`1e400`, `-1E400`, an integer of 400
+/// digits); `text` is the file's text, `lines` its index. (`1e-400` is in range: it reads as 0.)
+///
+/// Mirrors `sigs.k8s.io/json`'s `UnmarshalCaseSensitivePreserveInts` (the `util/json.Unmarshal`
+/// of apimachinery's `unstructuredJSONScheme.decodeToUnstructured` and `decodeToList`), which
+/// converts each number of the document into an `interface{}`: an `int64` when the literal is
+/// an integer that fits, else `strconv.ParseFloat(s, 64)` (so `99999999999999999999` is
+/// `1e+20`), whose range error is `encoding/json`'s `UnmarshalTypeError` (`json: cannot
+/// unmarshal number 1e400 into Go value of type float64`). The first error is kept
+/// (`saveError`), in the order the text is read, a key given twice included. A YAML document
+/// has none: go-yaml v2 keeps a number it cannot read as a float a string.
+///
+/// The reader resolves a JSON number as a YAML plain scalar: one out of range stays a string,
+/// which in JSON text is a number only when it is written without quotes.
+pub fn number_out_of_range<'a, 't>(root: Node<'a>, text: &'t str, lines: &LineIndex) -> Option<(Node<'a>, &'t str)> {
+    match root.kind() {
+        NodeKind::Scalar(Scalar::Str(_)) => {
+            let raw = text.get(lines.range(text, root.span()))?;
+            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit()).then_some((root, raw))
+        }
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(mut items) => items.find_map(|i| number_out_of_range(i, text, lines)),
+        NodeKind::Map(mut entries) => entries.find_map(|e| number_out_of_range(e.value, text, lines)),
+    }
 }
 
 /// Where and why a document's `apiVersion`, `kind` or `metadata` does not decode into Go's
@@ -978,6 +1060,7 @@ impl<'a> Problem<'a> {
                     Refusal::NotAnObject => "NotAnObject",
                     Refusal::MissingKind | Refusal::MissingVersion => "TypeMeta",
                     Refusal::NestedList => "NestedList",
+                    Refusal::NumberOutOfRange => "UnmarshalTypeError",
                     Refusal::Metadata { field: "apiVersion" } => "TypeMeta",
                     Refusal::Metadata { .. } => "ObjectMeta",
                 };
@@ -1046,10 +1129,13 @@ pub fn walk<'a, R>(
         problems.push(Problem::Unreadable(reason));
     }
     problems.extend(parsed.documents.iter().filter(|d| is_kindless_list(d.root())).map(Problem::KindlessList));
+    // A document kubectl refuses (a number out of range, its metadata) is never read as a list.
+    let refused_whole = |document: usize| contents.refused.iter().any(|r| r.document == document && r.item.is_none());
     problems.extend(
         parsed
             .documents
             .iter()
+            .filter(|d| !refused_whole(d.index))
             .filter_map(|d| stray_items(d.root()).map(|stray| Problem::Stray { document: d.index, stray })),
     );
     problems.extend(contents.refused.into_iter().map(Problem::Refused));
@@ -1114,17 +1200,19 @@ pub fn take_document<'r, 'a>(rest: &mut &'r [ObjectRef<'a>], document: usize) ->
 /// kubectl cannot type (among `refused`, the file's [`not_objects`]). All are reported with
 /// the file when it holds objects.
 ///
-/// A document whose metadata kubectl refuses ([`Refusal::Metadata`]), or that it finds no kind
-/// in ([`Refusal::MissingKind`]: a list whose `apiVersion` does not parse), is refused whole, a
-/// list's items with it; so is a list with an item that is no mapping ([`Refusal::NotAnObject`]
-/// of an item: `unstructuredJSONScheme.decodeToList` fails, and none of its items is sent).
+/// A document kubectl refuses ([`NotAnObject::item`] `None`: its metadata, no kind, a number
+/// out of range, `items` that are no list) is refused whole, a list's items with it; so is a
+/// list with an item that is no mapping ([`Refusal::NotAnObject`] of an item:
+/// `unstructuredJSONScheme.decodeToList` fails, and none of its items is sent) or that is a list
+/// itself ([`Refusal::NestedList`]: `FlattenListVisitor` refuses the list before it visits an
+/// item). Of a list kubectl flattens, an item it cannot type is refused alone.
 pub fn counts_as_object(obj: &ObjectRef<'_>, refused: &[NotAnObject<'_>]) -> bool {
     undecodable(obj.node).is_none()
         && !refused.iter().any(|d| {
             d.document == obj.document
-                && (d.item == obj.item && d.why != Refusal::NotAnObject
-                    || d.item.is_none() && matches!(d.why, Refusal::Metadata { .. } | Refusal::MissingKind)
-                    || d.item.is_some() && d.why == Refusal::NotAnObject)
+                && (d.item.is_none()
+                    || d.item == obj.item
+                    || matches!(d.why, Refusal::NotAnObject | Refusal::NestedList))
         })
 }
 
@@ -1690,5 +1778,91 @@ mod tests {
         assert!(file.parsed.error.is_none(), "{:?}", file.parsed.error);
         let names: Vec<_> = file.parsed.documents.iter().map(|d| d.root().to_json()).collect();
         assert_eq!(names, [serde_json::json!({"name": "caf\u{fffd}", "note": "\u{fffd}"})]);
+    }
+
+    /// A JSON number past float64's range refuses its document, in `encoding/json`'s words
+    /// with the literal as written, at the first such number in text order (a key given twice
+    /// included); one in range (`1e-400` is 0, an integer past int64 a float) or in YAML (a
+    /// string to go-yaml) does not; a top-level one, or `items` that is one, is a number to
+    /// kubectl's other errors. The document is not counted, and no item of a list it holds.
+    #[test]
+    fn a_json_number_past_float64_refuses_its_document() {
+        let float = |n: &str| format!("json: cannot unmarshal number {n} into Go value of type float64");
+        let object = |rest: &str| format!("{{\"apiVersion\": \"v1\", \"kind\": \"List\", {rest}}}\n");
+        let cases = [
+            (object(r#""x": 1e400"#), Some(float("1e400"))),
+            (object(r#""x": {"b": -1E400, "a": 2e400}"#), Some(float("-1E400"))),
+            (object(r#""x": 1e400, "x": 1"#), Some(float("1e400"))),
+            (
+                object(r#""items": [{"kind": "A", "apiVersion": "v1", "y": [0, 1.7976931348623159e308]}]"#),
+                Some(float("1.7976931348623159e308")),
+            ),
+            (object(r#""items": [5], "z": 1e999"#), Some(float("1e999"))),
+            (object(&format!(r#""x": 1{}"#, "0".repeat(400))), Some(float(&format!("1{}", "0".repeat(400))))),
+            (
+                object(r#""items": 1e400"#),
+                Some(
+                    "json: cannot unmarshal number into Go struct field decodeList.items of type []json.RawMessage"
+                        .into(),
+                ),
+            ),
+            (object(r#""x": [1e-400, 99999999999999999999999, 1.7976931348623157e308, "1e400"]"#), None),
+            (format!("# YAML\n{}", object(r#""x": 1e400"#)), None),
+        ];
+        for (text, expected) in cases {
+            let parsed = source::parse(&text);
+            let all = objects_in(0, &parsed);
+            let refused = not_objects(&parsed, &text, &all);
+            assert_eq!(refused.first().map(|r| r.message.to_string()), expected, "{text}");
+            if expected.is_some() {
+                assert_eq!(
+                    refused[0].why == Refusal::NumberOutOfRange,
+                    expected.as_deref().is_some_and(|e| e.ends_with("float64")),
+                    "{text}"
+                );
+                assert!(!all.iter().any(|o| counts_as_object(o, &refused)), "{text}");
+            }
+        }
+        let json = "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n-1e400\n";
+        assert_eq!(
+            not_objects_of(json),
+            [(2, "json: cannot unmarshal number into Go value of type unstructured.detector".to_string())]
+        );
+        // The pruned parse of the linter reads such a document whole.
+        let text =
+            object(r#""kind": "ConfigMap", "data": {"a": "b"}, "x": [1e400]"#).replace("\"kind\": \"List\", ", "");
+        let pruned = source::parse_pruned(&text, &|_| Some(&source::Keep::FIRST_ENTRY));
+        let all = objects_in(0, &pruned);
+        assert_eq!(not_objects(&pruned, &text, &all).len(), 1, "{text}");
+    }
+
+    /// A `kind` written in another case beside an `apiVersion` makes a file a manifest, and its
+    /// document is refused for want of a `kind` at that key ([`NotAnObject::miscased_kind`]
+    /// names it); without an `apiVersion` (a values file) or with no kind of any case (a
+    /// `Chart.yaml`) a file stays silent.
+    #[test]
+    fn a_kind_written_in_another_case_is_a_refused_manifest() {
+        for (text, key, line) in [
+            ("apiVersion: v1\nKind: ConfigMap\n", "Kind", 2),
+            ("apiVersion: v1\nkind: ''\nKIND: ConfigMap\n", "KIND", 3),
+            ("apiVersion: v1\nkind: ~\nkInd: ConfigMap\n", "kInd", 3),
+            ("{\"apiVersion\": \"v1\",\n \"Kind\": \"ConfigMap\"}", "Kind", 2),
+        ] {
+            let parsed = source::parse(text);
+            let refused = not_objects(&parsed, text, &objects_in(0, &parsed));
+            assert_eq!(refused.len(), 1, "{text}");
+            assert_eq!((refused[0].why, refused[0].miscased_kind()), (Refusal::MissingKind, Some(key)), "{text}");
+            assert_eq!(line_col(refused[0].node.span().start).0, line, "{text}");
+        }
+        // An item of a list: reported at the item, the key named.
+        let text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, Kind: Secret}\n";
+        let parsed = source::parse(text);
+        let refused = not_objects(&parsed, text, &objects_in(0, &parsed));
+        assert_eq!(refused.iter().map(NotAnObject::miscased_kind).collect::<Vec<_>>(), [Some("Kind")]);
+        for text in ["Kind: ConfigMap\n", "apiVersion: v2\nname: chart\n", "apiVersion: v1\nkinds: [a]\n"] {
+            assert_eq!(not_objects_of(text), [], "{text:?}");
+        }
+        // `kind` and `Kind`: an object (its `Kind` is an unknown field).
+        assert_eq!(not_objects_of("apiVersion: v1\nkind: ConfigMap\nKind: Secret\n"), []);
     }
 }

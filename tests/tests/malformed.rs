@@ -496,6 +496,86 @@ fn odd_yaml_reads_as_kubectl_reads_it() {
     }
 }
 
+/// The differential sweep, value by value: for every file of the corpus that holds a Kubernetes
+/// object and that both read alike ([`read_alike_by_kubectl`]; the `sweep-*` files were written
+/// for it: duplicate keys, byte order marks, NUL bytes, `---` inside strings, document ends,
+/// merge keys, YAML 1.1 numbers and booleans, numbers past int64 and float64, JSON that is no
+/// JSON, kinds kubectl cannot read), the objects kubectl 1.33+ decodes (`kubectl label --local
+/// -f FILE x=y -o json`, which prints each and goes on past each document it refuses) are, in
+/// order and value by value, the objects hpa-lint counts ([`hpa_lint::input::counts_as_object`],
+/// lists flattened as kubectl flattens them). Where kubectl refuses a document, the tests above
+/// compare its words and [`every_file_gives_exactly_its_expected_diagnostics`] pins ours, with
+/// their positions.
+#[test]
+fn every_object_reads_as_kubectl_reads_it() {
+    let Some(kubectl) = kubectl_1_33_or_later() else { return };
+    let files: Vec<PathBuf> = read_alike_by_kubectl()
+        .into_iter()
+        .filter(|p| {
+            let file = hpa_lint::input::from_bytes(name_of(p), fs::read(p).unwrap());
+            file.parsed.documents.iter().any(|d| hpa_lint::input::is_object(d.root()))
+        })
+        .collect();
+    let theirs = each_file_in_parallel(&files, |path| labelled_objects(&kubectl_label(&kubectl, path, "json")));
+    let mut mismatches = Vec::new();
+    for (path, theirs) in files.iter().zip(theirs) {
+        let name = name_of(path);
+        let file = hpa_lint::input::from_bytes(name.clone(), fs::read(path).unwrap());
+        let all = hpa_lint::input::objects_in(0, &file.parsed);
+        let refused = hpa_lint::input::not_objects(&file.parsed, &file.text, &all);
+        // The items of a list without a kind are checked, but kubectl refuses the list whole.
+        let kindless = |o: &hpa_lint::input::ObjectRef<'_>| {
+            file.parsed.documents.iter().any(|d| d.index == o.document && hpa_lint::input::is_kindless_list(d.root()))
+        };
+        let ours: Vec<Value> = all
+            .iter()
+            .filter(|o| hpa_lint::input::counts_as_object(o, &refused) && !kindless(o))
+            .map(|o| as_kubectl_prints(o.to_json()))
+            .collect();
+        let theirs: Vec<Value> = theirs.into_iter().map(as_kubectl_prints).collect();
+        if ours != theirs {
+            mismatches.push(format!("{name}:\n  kubectl:  {theirs:?}\n  hpa-lint: {ours:?}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "objects read otherwise than kubectl reads them:\n{}", mismatches.join("\n"));
+    assert!(files.len() >= 100, "{}", files.len());
+}
+
+/// An object as [`kubectl_label`] prints it, for [`every_object_reads_as_kubectl_reads_it`]:
+/// numbers as kubectl holds them (an `int64`, or else a `float64`: `sigs.k8s.io/json` reads
+/// `9223372036854775808` and `-0.0` so; how hpa-core decodes such numbers is the corpus
+/// table's business), `metadata.labels` left out (`kubectl label` rewrites them as a
+/// `map[string]string`: `null` becomes `""`), and so are `metadata.managedFields` (kubectl's
+/// printer leaves them out without `--show-managed-fields`) and an empty `metadata` (which it
+/// adds).
+fn as_kubectl_prints(value: Value) -> Value {
+    match value {
+        // Compared as float64s, past 2^53 (where kubectl prints a float64 with Go's shortest
+        // digits, `-476024724768710460`, and we hold it exactly, `-476024724768710464`).
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap_or_default();
+            match f.fract() == 0.0 && f.abs() <= 2f64.powi(53) {
+                true => Value::from(f as i64),
+                false => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+            }
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(as_kubectl_prints).collect()),
+        Value::Object(fields) => {
+            let mut fields: serde_json::Map<String, Value> =
+                fields.into_iter().map(|(k, v)| (k, as_kubectl_prints(v))).collect();
+            if let Some(Value::Object(metadata)) = fields.get_mut("metadata") {
+                metadata.remove("labels");
+                metadata.remove("managedFields");
+                if metadata.is_empty() {
+                    fields.remove("metadata");
+                }
+            }
+            Value::Object(fields)
+        }
+        other => other,
+    }
+}
+
 /// A kubectl of a release hpa-lint targets (1.33 or later), or `None` (the test skips, or
 /// fails under `HPA_REQUIRE_TOOLS`): `kubectl` itself, or, where it is older (the Google Cloud
 /// SDK's `kubectl` is a 1.32 dispatcher), the newest `kubectl.1.N` beside it. The releases
@@ -632,9 +712,14 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
                 || m.starts_with("Object 'Kind' is missing in '")
                 || m.starts_with("json: cannot unmarshal ") && m.contains(" into Go struct field ")
                 || m.starts_with("parsing time ")
-                || ["unstructured.detector", "map[string]interface {}", "decodeList.items of type []json.RawMessage"]
-                    .iter()
-                    .any(|end| m.ends_with(end))
+                || [
+                    "unstructured.detector",
+                    "map[string]interface {}",
+                    "decodeList.items of type []json.RawMessage",
+                    "into Go value of type float64",
+                ]
+                .iter()
+                .any(|end| m.ends_with(end))
         });
         messages
     });
@@ -666,6 +751,7 @@ fn documents_kubectl_cannot_decode_are_reported_in_its_words() {
                 err["type"] == "NotAnObject"
                     || err["type"] == "NestedList"
                     || err["type"] == "ObjectMeta"
+                    || err["type"] == "UnmarshalTypeError"
                     || err["type"] == "TypeMeta" && err["message"].as_str().is_some_and(|m| m.starts_with("json: "))
                     || err["message"].as_str().is_some_and(|m| m.starts_with("Object 'Kind' is missing in '"))
             })
@@ -1000,7 +1086,7 @@ fn stray_items_make_a_list_and_are_reported() {
 /// `kind: List` without a kind is not given the kind `""`).
 #[test]
 fn the_per_object_commands_report_what_kubectl_refuses_as_validate_does() {
-    const KUBECTL_REFUSES: [&str; 4] = ["NotAnObject", "TypeMeta", "NestedList", "StrayItems"];
+    const KUBECTL_REFUSES: [&str; 5] = ["NotAnObject", "TypeMeta", "NestedList", "StrayItems", "UnmarshalTypeError"];
     let mut compared = 0;
     for path in corpus_files() {
         let file = path.display().to_string();

@@ -1957,6 +1957,7 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
     let multi_line = span.start.line() != span.end.line();
     // saphyr's span of a flow mapping's `{` or `}` is that character; a block mapping's is empty.
     let yaml_flow = !builder.json && span.end.index() > span.start.index();
+    let json = builder.json;
     let open = builder.stack.len();
     let pruning = &mut builder.pruning;
     match (pruning.skipping, event) {
@@ -2047,6 +2048,16 @@ fn skip(builder: &mut Builder<'_>, event: &Event<'_>, span: YSpan, limits: Limit
             {
                 return Skip::Inexact;
             }
+            // A JSON number past float64's range (`1e400`) stays a string, and kubectl refuses
+            // the document for it (`json: cannot unmarshal number 1e400 into Go value of type
+            // float64`, hpa-lint's `input::number_out_of_range`): it must be seen.
+            if json
+                && *style == ScalarStyle::Plain
+                && matches!(value.as_bytes().first(), Some(b'-' | b'0'..=b'9'))
+                && matches!(resolve::resolve_plain(value), Scalar::Str(_))
+            {
+                return Skip::Inexact;
+            }
             if let Some(Some(at_key)) = at_key {
                 *at_key = !*at_key;
             }
@@ -2131,15 +2142,34 @@ pub struct Located<'a> {
 }
 
 /// Maps a field path to the node it names, or to its nearest existing ancestor.
+///
+/// A key with a dot in it, which kube-apiserver writes as it is in a field path (`unknown field
+/// "spec.1.5"` of a key `1.5`), is found too: where a field is not found, the fields after it
+/// are joined to it with dots, one at a time.
 pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
     let steps = parse_path(path);
     let mut node = root;
     let mut key_span = None;
-    for step in &steps {
+    let mut at = 0;
+    while let Some(step) = steps.get(at) {
+        at += 1;
         let next = match (step, node.kind()) {
-            (PathStep::Field(name) | PathStep::Key(name), NodeKind::Map(_)) => {
-                node.entry(name).map(|e| (e.value, Some(e.key.span())))
-            }
+            (PathStep::Field(name), NodeKind::Map(_)) => node
+                .entry(name)
+                .or_else(|| {
+                    let mut joined = name.clone();
+                    let rest = steps.get(at..).unwrap_or_default();
+                    rest.iter().enumerate().find_map(|(n, more)| {
+                        let PathStep::Field(more) = more else { return None };
+                        joined.push('.');
+                        joined.push_str(more);
+                        let entry = node.entry(&joined)?;
+                        at += n + 1;
+                        Some(entry)
+                    })
+                })
+                .map(|e| (e.value, Some(e.key.span()))),
+            (PathStep::Key(name), NodeKind::Map(_)) => node.entry(name).map(|e| (e.value, Some(e.key.span()))),
             (PathStep::Index(i), NodeKind::Seq(mut items)) => items.nth(*i).map(|n| (n, None)),
             _ => None,
         };
@@ -2280,6 +2310,23 @@ mod tests {
         assert!(!l.exact);
         assert_eq!(l.span.start.line, 7);
         assert_eq!(doc.root().to_json()["spec"]["metrics"][0]["type"], "Pods");
+    }
+
+    /// A key with a dot in it is found where a field path names it as kube-apiserver writes it
+    /// (`unknown field "spec.1.5"`), and where the key is written in brackets.
+    #[test]
+    fn keys_with_dots_are_located() {
+        let text = "spec:\n  a: 1\n  1.5: x\n  x.y.z: {e: y}\n  b: {c: z}\n";
+        let root = parse(text).documents.remove(0).tree;
+        let line = |path: &str| {
+            let l = locate(root.root(), path);
+            (l.exact, l.span.start.line)
+        };
+        assert_eq!(line("spec.1.5"), (true, 3));
+        assert_eq!(line("spec[1.5]"), (true, 3));
+        assert_eq!(line("spec.x.y.z.e"), (true, 4));
+        assert_eq!(line("spec.b.c"), (true, 5), "a key without dots first");
+        assert_eq!(line("spec.1.6"), (false, 1));
     }
 
     #[test]

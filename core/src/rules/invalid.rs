@@ -34,6 +34,18 @@ crate::declare_rule! {
     /// narrows it to int32: `1e4294967297` is `10`) and writes a quantity past the `E` suffix with
     /// its exponent (`-1000E` is `"-1e21"`, before `"-1"`).
     ///
+    /// HPA000 also reports, in kubectl's words, what kubectl itself refuses in a file before
+    /// anything reaches kube-apiserver: YAML or JSON it cannot read, and, in a file that holds a
+    /// Kubernetes object (a mapping with both `apiVersion` and `kind`), each document it reads but
+    /// cannot decode: a scalar or a sequence, a mapping without a `kind` (`Object 'Kind' is missing
+    /// in '...'`), or a JSON document with a number past float64's range (`json: cannot unmarshal
+    /// number 1e400 into Go value of type float64`, at the number; in YAML such a number is a
+    /// string, which kube-apiserver refuses for the field's type). kubectl reads `kind` as
+    /// written: a mapping with an `apiVersion` and `Kind:` or `KIND:` for its `kind` is a manifest
+    /// with a typo, refused at that key, and the help names the key to rename. A mapping with an
+    /// `apiVersion` and no kind of any case (a Helm `Chart.yaml`) is no manifest: alone in its file
+    /// it is not reported.
+    ///
     /// ## Why it matters
     ///
     /// `kubectl apply` fails with this error; in a GitOps pipeline the sync fails and the cluster

@@ -250,7 +250,7 @@ pub fn render_human(entries: &[ValidationEntry], skipped: usize) -> String {
         }
         if e.kind.is_none() {
             match e.errors.first().map(|err| err.type_.as_str()) {
-                Some("NotAnObject" | "TypeMeta" | "ObjectMeta" | "NestedList") => refused += 1,
+                Some("NotAnObject" | "TypeMeta" | "ObjectMeta" | "NestedList" | "UnmarshalTypeError") => refused += 1,
                 Some("StrayItems") => stray += 1,
                 _ => unparsable += 1,
             }

@@ -1369,21 +1369,21 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
 fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Problem<'_>>) -> Vec<Diagnostic> {
     // An HPA000 error about the file (no object but an item of a list), with its help.
     let located =
-        |span: Span, exact: bool, object: Option<ObjectLabel>, path: &str, message: String, help: &'static str| {
+        |span: Span, exact: bool, object: Option<ObjectLabel>, path: &str, message: String, help: Cow<'static, str>| {
             Diagnostic {
                 rule: rules::INVALID,
                 severity: Severity::Error,
                 location: Location::File { file: i, span, exact, object },
                 path: path.to_string(),
                 message,
-                help: Some(help.into()),
+                help: Some(help),
                 related: Vec::new(),
                 fix: None,
                 shown: None,
             }
         };
     let error = |span: Span, exact: bool, path: &str, message: String, help: &'static str| {
-        located(span, exact, None, path, message, help)
+        located(span, exact, None, path, message, help.into())
     };
     problems
         .into_iter()
@@ -1410,7 +1410,9 @@ fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Proble
                 "remove `items` (no kind of object has it at the top level); to apply several objects, write each as a document of its own (after `---`) or under `kind: List`",
             ),
             input::Problem::Refused(doc) => {
-                let help = match (doc.why, doc.item) {
+                let help: Cow<'static, str> = match doc.miscased_kind() {
+                    Some(key) => format!("kubectl reads `kind` as written, in lowercase: rename `{key}` to `kind`").into(),
+                    None => Cow::Borrowed(match (doc.why, doc.item) {
                     (input::Refusal::NotAnObject, _) => {
                         "kubectl cannot apply this document (`unable to decode`): remove it, or make it a Kubernetes object"
                     }
@@ -1419,6 +1421,9 @@ fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Proble
                     }
                     (input::Refusal::MissingKind, Some(_)) => {
                         "kubectl cannot apply this item (`unable to get type info`): add its `kind` (and `apiVersion`), or remove it"
+                    }
+                    (input::Refusal::NumberOutOfRange, _) => {
+                        "kubectl cannot apply this document (`unable to decode`): JSON numbers must be within float64's range (about ±1.8e308)"
                     }
                     (input::Refusal::NestedList, _) => {
                         "kubectl cannot apply this list (a list inside a list): move the inner list's items into the outer one"
@@ -1432,6 +1437,7 @@ fn file_level_diagnostics(i: usize, parsed: &Parsed, problems: Vec<input::Proble
                     (input::Refusal::MissingVersion, _) => {
                         "kubectl cannot apply this item (`unable to get type info`): add its `apiVersion` (`group/version`, or `v1`), or remove it"
                     }
+                    }),
                 };
                 // kubectl's decoding of the metadata names a Go field path without keys or
                 // indices: the JSON path says which field (`metadata.annotations.a`).
