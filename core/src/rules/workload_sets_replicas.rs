@@ -10,7 +10,8 @@ crate::declare_rule! {
     /// Polaris); for a custom resource whose CustomResourceDefinition is known, the field its
     /// scale subresource's `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the
     /// controller writes through `/scale`), and nothing for a kind without the subresource. The finding is on the workload, at that
-    /// field. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
+    /// field; several HPAs scaling the workload make one finding, from the first of them,
+    /// pointing at each. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
     /// count kube-apiserver does not take makes it refuse a built-in workload, in its words: an
     /// error. That is a count that is not a number (`replicas: "3"`) or not an `int32` (`1.5`,
     /// `3000000000`), which decoding refuses, and a negative one, which validation refuses. So is
@@ -184,7 +185,7 @@ impl Rule for WorkloadSetsReplicas {
             && scale.is_none_or(|s| s.spec_replicas_path != ".spec.replicas")
         {
             if let Some((field, count)) = scale.and_then(|s| w.spec_integer(&s.spec_replicas_path)) {
-                out.push(pinned(cx, w, field, count));
+                out.extend(pinned(cx, w, field, count));
             }
             return;
         }
@@ -205,7 +206,7 @@ impl Rule for WorkloadSetsReplicas {
             return;
         }
         let Some(replicas) = w.replicas else { return };
-        out.push(pinned(cx, w, "spec.replicas", replicas));
+        out.extend(pinned(cx, w, "spec.replicas", replicas));
     }
 }
 
@@ -409,8 +410,11 @@ fn refused_reference(cx: &Context<'_>, w: &Workload, why: &str, hpas: &[super::O
 }
 
 /// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
-/// `specReplicasPath` of a custom resource's CRD) while the HPA scales it.
-fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
+/// `specReplicasPath` of a custom resource's CRD) while the HPA scales it: one problem of the
+/// workload, said once by the first of the HPAs that scale it ([`hpas_saying`]; `None` for the
+/// others), pointing at each.
+fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Option<Finding> {
+    let hpas = hpas_saying(cx, w)?;
     // Named as the workload is, with its namespace (`ObjectId`'s display).
     let mut hpa = String::new();
     let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
@@ -425,8 +429,8 @@ fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
     } else {
         format!("{} sets {field}: {count} while {hpa} scales it: every apply resets the count", w.id)
     };
-    Finding::new(&WorkloadSetsReplicas::META, field, message)
+    let f = Finding::new(&WorkloadSetsReplicas::META, field, message)
         .help(format!("remove {field} from the workload; the HPA owns it"))
-        .on_object(w.id.clone(), field)
-        .related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it")
+        .on_object(w.id.clone(), field);
+    Some(scaled_by(cx, f, "this HPA scales it", hpas.iter().map(|id| (id, "this HPA scales it too"))))
 }
