@@ -769,8 +769,9 @@ pub struct ScaledObject {
     /// adopts the existing HPA named [`hpa_name`](Self::hpa_name) instead of creating one.
     pub adopts_hpa: bool,
     /// The annotation that pauses it, as written (`autoscaling.keda.sh/paused: "true"`), when
-    /// one does ([`keda_pause`]): KEDA then stops its scale loop and deletes the HPA named
-    /// [`hpa_name`](Self::hpa_name), and makes it again once the annotation is gone.
+    /// one does (KEDA's `NeedToBePausedByAnnotation`): KEDA then stops its scale loop and
+    /// deletes the HPA named [`hpa_name`](Self::hpa_name), and makes it again once the
+    /// annotation is gone.
     pub paused: Option<String>,
 }
 
