@@ -34,9 +34,10 @@ use hpa_core::evaluator::{
     PodPhase, PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
+use hpa_core::rules::index::{Entry, ObjectIndex};
 use hpa_core::rules::objects::{
-    AdmittedPod, LimitRange, ObjectId, custom_resource_definition_from, limit_range_from_json, runtime_class_from,
-    selector_from_json, workload_from_json,
+    AdmittedPod, ObjectId, Objects as _, Workload, custom_resource_definition_from, limit_range_from_json,
+    runtime_class_from, selector_from_json, workload_from_json,
 };
 use serde_json::Value;
 
@@ -245,9 +246,11 @@ pub fn inputs_from_objects(
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
     sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
-    let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name)
-        .filter(|t| t.get("spec").and_then(|s| s.get("template")).and_then(|t| t.get("spec")).is_some())
-        .map(|t| admitted_template(t, &items, namespace, objects.release));
+    let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name).and_then(|t| {
+        admitted_template(t, &items, namespace, objects.release)
+            .map_err(|why| notes.extend(why.note(&target.kind, namespace, &target.name)))
+            .ok()
+    });
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
     // `labels.Parse` as the controller's release parses it: its error is the one the controller
     // shows (`InvalidSelector`), in apimachinery's words.
@@ -553,34 +556,87 @@ pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
     best
 }
 
-/// The spec of the pods the scale target's template makes, as kube-apiserver admits them
+/// The spec of the pods a scale-up of the target makes, as kube-apiserver admits them
 /// ([`PodTemplate::admitted`]): a limit stands for a missing request, the namespace's
 /// LimitRanges among `items` fill defaults, with the release's `PodLevelResources` default, and
 /// the overhead of the RuntimeClass among `items` the template names (`spec.overhead`, which
 /// the RuntimeClass admission plugin sets; the release decides whether the controller adds it).
-fn admitted_template(target: &Value, items: &[&Value], namespace: &str, release: KubernetesVersion) -> PodTemplate {
-    let id = |v: &Value| ObjectId {
-        api_version: str_of(v, "apiVersion").to_string(),
-        kind: kind_of(v).to_string(),
-        namespace: namespace.to_string(),
-        name: name_of(v).to_string(),
+///
+/// The template is the one hpa-core's rules read ([`pod_template_of`](hpa_core::rules::objects::Objects::pod_template_of)): the target's
+/// own for a kind whose pods are made from the template it holds, the workload an Argo
+/// Rollout's `workloadRef` names (among `items`). `None` otherwise, and the reason: a custom
+/// resource's operator makes its pods as it decides ([`Workload::pods_known`]), so a
+/// `spec.template` it happens to have is no evidence of their requests; the live pods are.
+fn admitted_template(
+    target: &Value,
+    items: &[&Value],
+    namespace: &str,
+    release: KubernetesVersion,
+) -> Result<PodTemplate, UnknownTemplate> {
+    let id = |v: &Value| object_id(v, namespace);
+    let target = workload_from_json(id(target), target);
+    if !target.pods_known() {
+        return Err(UnknownTemplate::CustomResource);
+    }
+    // The world of the template: the workload a `workloadRef` names, the namespace's
+    // LimitRanges, the RuntimeClasses.
+    let mut world: ObjectIndex<()> = ObjectIndex::default();
+    for v in items {
+        let entry = match kind_of(v) {
+            "LimitRange" if namespace_of(v) == namespace => Entry::LimitRange(limit_range_from_json(id(v), v)),
+            "RuntimeClass" => {
+                let Some(rc) = runtime_class_from(ObjectId { namespace: String::new(), ..id(v) }, *v) else { continue };
+                Entry::RuntimeClass(rc)
+            }
+            kind if namespace_of(v) == namespace
+                && target.workload_ref.as_ref().is_some_and(|r| r.kind == kind && r.name == name_of(v)) =>
+            {
+                Entry::Workload(workload_from_json(id(v), v))
+            }
+            _ => continue,
+        };
+        world.insert(entry);
+    }
+    let template = match &target.workload_ref {
+        Some(r) if r.refused.is_none() && world.pod_template_of(&target).is_none() => {
+            return Err(UnknownTemplate::Referenced(format!("{} {namespace}/{}", r.kind, r.name)));
+        }
+        _ => world.pod_template_of(&target).ok_or(UnknownTemplate::NoPods)?,
     };
-    let workload = workload_from_json(id(target), target);
-    let limit_ranges: Vec<LimitRange> = items
-        .iter()
-        .filter(|v| kind_of(v) == "LimitRange" && namespace_of(v) == namespace)
-        .map(|v| limit_range_from_json(id(v), v))
-        .collect();
-    let runtime_class = workload.runtime_class_name.as_deref().and_then(|name| {
-        items.iter().filter(|v| kind_of(v) == "RuntimeClass" && name_of(v) == name).find_map(|v| {
-            let id = ObjectId { namespace: String::new(), ..id(v) };
-            runtime_class_from(id, *v)
-        })
-    });
+    if template.containers.is_empty() && template.init_containers.is_empty() {
+        return Err(UnknownTemplate::NoPods);
+    }
     let gate = FeatureGates::new(release).enabled(Gate::PodLevelResources);
     let pod =
-        AdmittedPod::new(&workload, &limit_ranges, gate).with_overhead(runtime_class.as_ref().map(|rc| &rc.pod_fixed));
-    PodTemplate::admitted(&pod)
+        AdmittedPod::new(template, world.limit_ranges(namespace), gate).with_overhead(world.pod_overhead(template));
+    Ok(PodTemplate::admitted(&pod))
+}
+
+/// Why the diagnosis has no pod template of the scale target ([`admitted_template`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum UnknownTemplate {
+    /// A custom resource: its operator makes the pods, from a template only it knows.
+    CustomResource,
+    /// An Argo Rollout's `workloadRef` names this workload, not among the objects.
+    Referenced(String),
+    /// The target holds no pod template with a container (or Argo refuses its `workloadRef`).
+    NoPods,
+}
+
+impl UnknownTemplate {
+    /// What the diagnosis says of it, for the target `kind namespace/name`: the forecast's new
+    /// pods are then copies of a live pod, whose spec the controller reads.
+    fn note(&self, kind: &str, namespace: &str, name: &str) -> Option<String> {
+        match self {
+            UnknownTemplate::CustomResource => Some(format!(
+                "the scale target {kind} {namespace}/{name} is a custom resource: its operator makes its pods from a template only it knows (a spec.template of the resource may not be theirs), so the requests of new pods are taken from the live pods"
+            )),
+            UnknownTemplate::Referenced(workload) => Some(format!(
+                "{workload}, whose pod template the scale target {kind} {namespace}/{name} uses (spec.workloadRef), is not among the objects: the requests of new pods are taken from the live pods"
+            )),
+            UnknownTemplate::NoPods => None,
+        }
+    }
 }
 
 /// A `v1` Pod as the replica calculator reads it.
@@ -1497,14 +1553,41 @@ pub async fn read_objects(
         }
     }
 
-    // The RuntimeClass the target's pods name (cluster-scoped): its overhead is part of each pod
-    // a forecast adds (`admitted_template`), as admission sets it on the pods that run.
+    // The workload whose pod template the target's pods are made from (`admitted_template`):
+    // the target itself, or the workload an Argo Rollout's `workloadRef` names, read here; none
+    // for a custom resource, whose operator makes its pods from a template only it knows.
     let target = &decoded.spec.scale_target_ref;
-    let runtime_class = out
+    let mut holder = out
         .items
         .iter()
         .find(|o| kind_of(o) == target.kind && name_of(o) == target.name)
-        .and_then(|o| workload_from_json(ObjectId::default(), o).runtime_class_name);
+        .map(|o| workload_from_json(object_id(o, namespace), o))
+        .filter(Workload::pods_known);
+    let reference = holder.as_ref().and_then(|w| w.workload_ref.as_deref()).filter(|r| r.refused.is_none()).cloned();
+    if let Some(r) = reference {
+        holder = None;
+        let group = GroupVersion::parse_or_empty(&r.api_version).group().to_string();
+        let kind = kinds::workload(&group, &r.kind)
+            .or((group.is_empty() && r.kind == POD_TEMPLATE.kind).then_some(&POD_TEMPLATE));
+        if let Some(kind) = kind {
+            let doing = format!("reading {} {namespace}/{}", r.kind, r.name);
+            match cluster.get_json(&kind.object_path(namespace, &r.name), &doing).await {
+                Ok(object) => {
+                    let object = typed(object, kind);
+                    holder = Some(workload_from_json(object_id(&object, namespace), &object));
+                    out.items.push(object);
+                }
+                Err(e) if e.is_connection() => return Err(e),
+                Err(e) => out.notes.push(format!(
+                    "the {} {namespace}/{} the scale target's spec.workloadRef names was not read: {e}",
+                    r.kind, r.name
+                )),
+            }
+        }
+    }
+    // The RuntimeClass the template names (cluster-scoped): its overhead is part of each pod a
+    // forecast adds, as admission sets it on the pods that run.
+    let runtime_class = holder.and_then(|w| w.runtime_class_name);
     if let Some(rc) = runtime_class {
         let path = format!("{}/{rc}", kinds::RUNTIME_CLASS.collection_path(None));
         match cluster.get_json(&path, &format!("reading RuntimeClass {rc}")).await {
@@ -2069,6 +2152,20 @@ fn plural_of(kind: &str) -> String {
 }
 
 /// A list item with the `apiVersion` and `kind` the API server leaves out of built-in lists.
+/// The core `PodTemplate` kind, which an Argo Rollout's `workloadRef` may name.
+const POD_TEMPLATE: Kind =
+    Kind { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", optional: false };
+
+/// The identity of an object read in `namespace`, as hpa-core's builders take it.
+fn object_id(v: &Value, namespace: &str) -> ObjectId {
+    ObjectId {
+        api_version: str_of(v, "apiVersion").to_string(),
+        kind: kind_of(v).to_string(),
+        namespace: namespace.to_string(),
+        name: name_of(v).to_string(),
+    }
+}
+
 fn typed(mut item: Value, kind: &Kind) -> Value {
     if let Some(o) = item.as_object_mut() {
         o.entry("apiVersion").or_insert_with(|| Value::String(kind.api_version()));
@@ -2365,7 +2462,7 @@ mod tests {
             "metadata": {"name": "defaults", "namespace": "other"},
             "spec": {"limits": [{"type": "Container", "defaultRequest": {"memory": "1Mi"}}]}});
         let items = [&deployment, &range, &elsewhere];
-        let t = admitted_template(&deployment, &items, "shop", KubernetesVersion::LATEST);
+        let t = admitted_template(&deployment, &items, "shop", KubernetesVersion::LATEST).unwrap();
         let requests = |cs: &[Container]| {
             cs.iter().map(|c| (c.name.clone(), c.requests_milli.clone(), c.restart_policy.clone())).collect::<Vec<_>>()
         };
@@ -2399,13 +2496,46 @@ mod tests {
             "metadata": {"name": "kata"}, "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "120Mi"}}});
         let gvisor = serde_json::json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
             "metadata": {"name": "gvisor"}, "handler": "runsc", "overhead": {"podFixed": {"cpu": "1"}}});
-        let t = admitted_template(&deployment, &[&deployment, &gvisor, &kata], "shop", KubernetesVersion::LATEST);
+        let t =
+            admitted_template(&deployment, &[&deployment, &gvisor, &kata], "shop", KubernetesVersion::LATEST).unwrap();
         assert_eq!(
             t.overhead_milli,
             BTreeMap::from([("cpu".to_string(), 250), ("memory".to_string(), 125_829_120_000)])
         );
-        let t = admitted_template(&deployment, &[&deployment, &gvisor], "shop", KubernetesVersion::LATEST);
+        let t = admitted_template(&deployment, &[&deployment, &gvisor], "shop", KubernetesVersion::LATEST).unwrap();
         assert!(t.overhead_milli.is_empty());
+    }
+
+    /// A custom resource's `spec.template` is not taken for its pods' (its operator makes them
+    /// as it decides): no template, and a note that says so; an Argo Rollout's `workloadRef`
+    /// gives the template of the workload it names, when that one is among the items.
+    #[test]
+    fn a_custom_resource_template_is_not_guessed() {
+        let template =
+            serde_json::json!({"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "2"}}}]}});
+        let worker = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Worker",
+            "metadata": {"name": "w", "namespace": "shop"}, "spec": {"replicas": 2, "template": template}});
+        let t = admitted_template(&worker, &[&worker], "shop", KubernetesVersion::LATEST);
+        assert_eq!(t, Err(UnknownTemplate::CustomResource));
+        let note = UnknownTemplate::CustomResource.note("Worker", "shop", "w").unwrap();
+        assert!(note.starts_with("the scale target Worker shop/w is a custom resource"), "{note}");
+
+        let rollout = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+            "metadata": {"name": "r", "namespace": "shop"},
+            "spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}});
+        let web = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"}, "spec": {"replicas": 0, "template": template}});
+        let t = admitted_template(&rollout, &[&rollout, &web], "shop", KubernetesVersion::LATEST).unwrap();
+        assert_eq!(
+            t.containers.first().map(|c| c.requests_milli.clone()),
+            Some(BTreeMap::from([("cpu".to_string(), 2000)]))
+        );
+        let t = admitted_template(&rollout, &[&rollout], "shop", KubernetesVersion::LATEST);
+        assert_eq!(t, Err(UnknownTemplate::Referenced("Deployment shop/web".into())));
+        // Its own template, once it names a workload, is not the pods' either.
+        let in_other = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "other"}, "spec": {"template": template}});
+        assert!(admitted_template(&rollout, &[&rollout, &in_other], "shop", KubernetesVersion::LATEST).is_err());
     }
 
     /// `chooseVersion`: the preferred version when the client speaks it, else the first

@@ -25,7 +25,8 @@
 //! logged once (until the answer changes), skipped (asked again at the next re-check with one
 //! small list, before its watcher starts) and reported in [`WatchStatus`]. An optional kind whose
 //! LIST or watch answers 404 while discovery serves it (its CRD removed after discovery) is
-//! logged once in `hpa-lint cluster`'s words, its objects dropped, absent until the answer
+//! logged once in `hpa-lint cluster`'s words, its objects dropped, [`Phase::NotFound`] (absent to
+//! readiness, freshness and metrics) until the answer
 //! changes (asked again the same way), and not served ([`ContextCache::not_served`]) once the
 //! CRDs the cache watches hold none defining it.
 
@@ -121,19 +122,31 @@ pub enum Phase {
     Synced,
     /// RBAC refuses to list or watch it: skipped until the next re-check.
     Forbidden,
-    /// An optional CRD that is not installed.
+    /// An optional CRD that is not installed: discovery does not serve it.
     Absent,
+    /// An optional kind discovery serves whose own LIST or watch answered 404 (its CRD removed
+    /// after discovery, or discovery lagging its removal): nothing to watch, as [`Phase::Absent`],
+    /// until the answer changes; each re-check asks with one small list before its watcher
+    /// starts.
+    NotFound,
 }
 
 impl Phase {
-    /// `syncing`, `synced`, `forbidden` or `absent` (metrics label values).
+    /// `syncing`, `synced`, `forbidden`, `absent` or `not-found`.
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Syncing => "syncing",
             Phase::Synced => "synced",
             Phase::Forbidden => "forbidden",
             Phase::Absent => "absent",
+            Phase::NotFound => "not-found",
         }
+    }
+
+    /// Whether the kind is not served (by discovery, or by its own LIST): none of its objects
+    /// exists.
+    pub fn unserved(self) -> bool {
+        matches!(self, Phase::Absent | Phase::NotFound)
     }
 }
 
@@ -210,7 +223,7 @@ impl WatchStatus {
     /// syncing (a list, first or again), then stale (silent past the bound), else synced.
     pub fn state(&self, stale_after: Duration) -> State {
         match self.phase {
-            Phase::Absent => State::Absent,
+            Phase::Absent | Phase::NotFound => State::Absent,
             Phase::Forbidden => State::Refused,
             _ if self.broken_for.is_some() => State::Broken,
             Phase::Syncing => State::Syncing,
@@ -271,18 +284,18 @@ struct WatchState {
     last_change: Option<Instant>,
     broken_since: Option<Instant>,
     error: Option<String>,
-    /// Absent because its own LIST or watch answered 404 while discovery served it (the CRD
-    /// removed after discovery, or discovery lagging its removal), not because discovery left it
-    /// out: until the answer changes it stays absent, and each re-check asks with one small list
-    /// before its watcher starts.
-    not_found: bool,
 }
 
 impl WatchState {
     /// Whether the kind is asked with one small list before its watcher starts again, keeping its
     /// phase meanwhile: RBAC refused it, or its LIST answered 404 while discovery served it.
     fn asked_again_first(&self) -> bool {
-        self.phase == Phase::Forbidden || (self.phase == Phase::Absent && self.not_found)
+        matches!(self.phase, Phase::Forbidden | Phase::NotFound)
+    }
+
+    /// Whether no watch of the kind runs: refused, or not served (by discovery or by its LIST).
+    fn skipped(&self) -> bool {
+        self.phase == Phase::Forbidden || self.phase.unserved()
     }
 }
 
@@ -363,8 +376,7 @@ impl ContextCache {
 
     /// Whether discovery has answered and every watch not skipped has listed once.
     pub fn synced(&self) -> bool {
-        *lock(&self.shared.discovered)
-            && self.shared.watches().values().all(|w| w.synced || matches!(w.phase, Phase::Forbidden | Phase::Absent))
+        *lock(&self.shared.discovered) && self.shared.watches().values().all(|w| w.synced || w.skipped())
     }
 
     /// Waits until [`ContextCache::synced`] or `timeout`; whether it synced.
@@ -398,7 +410,7 @@ impl ContextCache {
         let now = Instant::now();
         let watches = self.shared.watches();
         for (kind, w) in watches.iter() {
-            if matches!(w.phase, Phase::Forbidden | Phase::Absent) {
+            if w.skipped() {
                 continue;
             }
             if !w.synced {
@@ -434,7 +446,7 @@ impl ContextCache {
     /// seen served yet (its events wake the re-check) makes the answer no. `false` for a
     /// built-in kind, and whenever either is unknown.
     pub fn not_served(&self, kind: &Kind) -> bool {
-        if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase == Phase::Absent) {
+        if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase.unserved()) {
             return false;
         }
         let crds_listed =
@@ -510,11 +522,7 @@ impl CacheShared {
         // The watches' lock is not taken with the index's read lock held.
         let absent: Vec<(Kind, bool)> = {
             let watches = self.watches();
-            WATCHED
-                .iter()
-                .filter(|k| k.optional)
-                .filter_map(|k| Some((*k, watches.get(k)?.phase == Phase::Absent)))
-                .collect()
+            WATCHED.iter().filter(|k| k.optional).filter_map(|k| Some((*k, watches.get(k)?.phase.unserved()))).collect()
         };
         let index = self.read();
         let disagrees = absent.iter().any(|(kind, absent)| {
@@ -536,7 +544,6 @@ impl CacheShared {
             last_change: None,
             broken_since: None,
             error: None,
-            not_found: false,
         });
         f(state);
     }
@@ -601,7 +608,7 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
             } else if !wanted {
                 // Said once, as `hpa-lint cluster` notes it: not again when its watch's 404 said it
                 // already (the CRD removed, then discovery catching up).
-                let said = shared.watches().get(&kind).is_some_and(|w| w.phase == Phase::Absent);
+                let said = shared.watches().get(&kind).is_some_and(|w| w.phase.unserved());
                 if let Some(handle) = running.remove(&kind) {
                     handle.abort();
                     if !said {
@@ -615,7 +622,6 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
                     w.phase = Phase::Absent;
                     w.broken_since = None;
                     w.error = None;
-                    w.not_found = false;
                 });
             }
         }
@@ -652,7 +658,7 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
     // The answer that made the kind skipped last time (403, or 404 for an optional kind).
     let skipped = shared.watches().get(&kind).and_then(|w| match w.phase {
         Phase::Forbidden => Some(403),
-        Phase::Absent if w.not_found => Some(404),
+        Phase::NotFound => Some(404),
         _ => None,
     });
     if let Some(code) = skipped {
@@ -677,11 +683,11 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                 let code = api_code(&error);
                 let message = error.to_string();
                 if code == Some(403) || (code == Some(404) && kind.optional) {
-                    let phase = if code == Some(403) { Phase::Forbidden } else { Phase::Absent };
+                    let phase = if code == Some(403) { Phase::Forbidden } else { Phase::NotFound };
                     let was = shared.watches().get(&kind).map(|w| w.phase);
                     // An optional kind not served (its CRD not installed) is said as `hpa-lint
                     // cluster` notes it, at info: nothing is wrong. A refusal is a warning.
-                    if was != Some(phase) && phase == Phase::Absent {
+                    if !was.is_some_and(Phase::unserved) && phase == Phase::NotFound {
                         tracing::info!(kind = %kind.resource(), error = %message, "{}", crate::discovery::not_served(&kind));
                     } else if was != Some(phase) {
                         tracing::warn!(kind = %kind.resource(), error = %message, "{}: skipped", phase.as_str());
@@ -691,7 +697,6 @@ async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_
                         w.phase = phase;
                         w.broken_since = None;
                         w.error = Some(message);
-                        w.not_found = phase == Phase::Absent;
                     });
                     return;
                 }
@@ -867,7 +872,6 @@ impl CacheShared {
                     }
                     w.synced = true;
                     w.phase = Phase::Synced;
-                    w.not_found = false;
                 });
             }
             Event::Apply(object) => {

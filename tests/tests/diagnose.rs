@@ -1465,6 +1465,61 @@ fn usage_errors_come_before_connecting() {
     }
 }
 
+/// What a diagnosis of an HPA scaling Widget `w` says of its pod template: unknown.
+const CUSTOM_RESOURCE_NOTE: &str = "the scale target Widget default/w is a custom resource: its operator makes its pods from a template only it knows (a spec.template of the resource may not be theirs), so the requests of new pods are taken from the live pods";
+
+/// A custom resource's `spec.template` is not taken for its pods' (its operator makes them as
+/// it decides): the forecast's new pods are copies of the live pods, whose requests the
+/// controller reads, and the notes say why.
+#[test]
+fn a_custom_resource_template_is_not_taken_for_its_pods() {
+    let l = widgets();
+    l.server.put(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app", "image": "x",
+            "resources": {"requests": {"cpu": "2"}}}]}}},
+        "status": {"replicas": 2, "selector": "app=w"}}));
+    l.server.put(widget_hpa("widget", "Widget", None));
+    let run = l.diagnose(&["widget", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["notes"], json!([CUSTOM_RESOURCE_NOTE]), "{d:#}");
+    let assumptions = d["forecast"]["assumptions"].to_string();
+    assert!(assumptions.contains("new pods are taken as copies of pod w-0"), "{d:#}");
+}
+
+/// An Argo Rollout with `spec.workloadRef` makes its pods from the template of the workload it
+/// names: read live, and the forecast's new pods are made from it (with the overhead of the
+/// RuntimeClass it names), not copied from a pod.
+#[test]
+fn a_rollout_workload_ref_gives_the_template_of_the_workload_it_names() {
+    let l = widgets();
+    l.server.install("rollouts");
+    l.server.put(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "w", "namespace": "default"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "w"}},
+            "workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w-template"}},
+        "status": {"HPAReplicas": 2, "selector": "app=w"}}));
+    l.server.put(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "w-template", "namespace": "default"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "w"}},
+            "template": {"metadata": {"labels": {"app": "w"}}, "spec": {"runtimeClassName": "kata",
+                "containers": [{"name": "app", "image": "x", "resources": {"requests": {"cpu": "100m"}}}]}}}}));
+    let mut hpa = widget_hpa("canary", "Rollout", None);
+    hpa["spec"]["scaleTargetRef"]["apiVersion"] = json!("argoproj.io/v1alpha1");
+    l.server.put(hpa);
+    let run = l.diagnose(&["canary", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert!(!d["forecast"]["assumptions"].to_string().contains("copies of pod"), "{d:#}");
+    assert!(
+        l.server.requests().iter().any(|r| r.path == "/apis/apps/v1/namespaces/default/deployments/w-template"),
+        "{:?}",
+        l.server.requests()
+    );
+    assert!(l.server.requests().iter().any(|r| r.path == "/apis/node.k8s.io/v1/runtimeclasses/kata"));
+}
+
 /// A Widget (`example.com/v1`, served with a scale subresource) `w` of two pods at 100 % of
 /// their 100m cpu request, with the resource, custom and external metrics APIs installed.
 fn widgets() -> Live {
@@ -1560,7 +1615,8 @@ fn a_metrics_api_that_times_out_fails_that_metric_only() {
             format!(
                 "the API server at {} did not answer within 1s while reading /apis/external.metrics.k8s.io/v1beta1/namespaces/default/queue_depth: replayed as the answer the HPA controller gets when kube-apiserver's request timeout (--request-timeout, 1m0s by default) ends the same request, 504 \"Timeout: request did not complete within the allotted timeout\"",
                 l.server.url()
-            )
+            ),
+            CUSTOM_RESOURCE_NOTE
         ])
     );
 }
@@ -1589,7 +1645,8 @@ fn an_object_metric_of_an_unmapped_kind_fails_as_the_controllers() {
         d["notes"],
         json!([
             format!("metric 2 cannot be read: failed to get object metric value: {failed}"),
-            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only"
+            "metric 2 fails; the controller goes on with the others, which want 4, at least the current 2: a failed metric blocks a scale-down only",
+            CUSTOM_RESOURCE_NOTE
         ]),
         "{d:#}"
     );

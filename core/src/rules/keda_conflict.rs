@@ -1,6 +1,6 @@
 //! HPA409 `keda-conflict`: an HPA and a KEDA ScaledObject on the same workload.
 
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -13,6 +13,15 @@ crate::declare_rule! {
     /// `kind: ScaledObject`, `controller: true`); with the annotation
     /// `scaledobject.keda.sh/transfer-hpa-ownership: "true"`, KEDA adopts the existing HPA of
     /// that name instead. Either is the ScaledObject's own HPA, not a second one.
+    ///
+    /// A paused ScaledObject (`autoscaling.keda.sh/paused-replicas`, or
+    /// `autoscaling.keda.sh/paused` with any value but one Go reads as false: KEDA's
+    /// `NeedToBePausedByAnnotation`) has no HPA: KEDA stops its scale loop and deletes its HPA
+    /// (`reconcileScaledObject`, `ensureHPAForScaledObjectIsDeleted`), so this HPA scales the
+    /// workload alone while the pause lasts. The conflict comes back with KEDA's HPA when the
+    /// annotation is removed: the finding is then a note (info), which says so.
+    /// `autoscaling.keda.sh/paused-scale-in` and `paused-scale-out` keep KEDA's HPA (one
+    /// direction disabled in its behavior): the conflict stands.
     ///
     /// ## Why it matters
     ///
@@ -91,18 +100,39 @@ impl Rule for KedaConflict {
         let t = &cx.effective.spec.scale_target_ref;
         for so in objects.scaled_objects(cx.namespace()) {
             if so.target_kind == t.kind && so.target_name == t.name && !so.controls(&cx.effective.metadata) {
-                out.push(
-                    Finding::new(
+                let mut f = match &so.paused {
+                    None => Finding::new(
                         &Self::META,
                         "spec.scaleTargetRef",
                         format!(
                             "KEDA ScaledObject {} also scales {} {}: KEDA creates an HPA of its own for it, and the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
                             so.id.name, t.kind, t.name
                         ),
-                    )
-                    .help("move this HPA's metrics into the ScaledObject as triggers and delete the HPA")
-                    .related(Location::Object { id: so.id.clone(), path: "spec.scaleTargetRef".into() }, "this ScaledObject"),
+                    ),
+                    // KEDA deleted its HPA: no conflict while paused, one when resumed.
+                    Some(pause) => {
+                        let mut f = Finding::new(
+                            &Self::META,
+                            "spec.scaleTargetRef",
+                            format!(
+                                "KEDA ScaledObject {} also scales {} {}, but it is paused ({pause}): KEDA deletes its HPA while paused, so this HPA scales {} {} alone; once the annotation is removed KEDA creates its HPA ({}) again, and the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
+                                so.id.name, t.kind, t.name, t.kind, t.name, so.hpa_name
+                            ),
+                        );
+                        f.severity = Severity::Info;
+                        f
+                    }
+                };
+                let help = if so.paused.is_some() {
+                    "move this HPA's metrics into the ScaledObject as triggers and delete the HPA, or delete the ScaledObject if KEDA is not to scale the workload again"
+                } else {
+                    "move this HPA's metrics into the ScaledObject as triggers and delete the HPA"
+                };
+                f = f.help(help).related(
+                    Location::Object { id: so.id.clone(), path: "spec.scaleTargetRef".into() },
+                    "this ScaledObject",
                 );
+                out.push(f);
             }
         }
     }

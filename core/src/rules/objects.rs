@@ -768,6 +768,11 @@ pub struct ScaledObject {
     /// Whether it is annotated `scaledobject.keda.sh/transfer-hpa-ownership: "true"`: KEDA then
     /// adopts the existing HPA named [`hpa_name`](Self::hpa_name) instead of creating one.
     pub adopts_hpa: bool,
+    /// The annotation that pauses it, as written (`autoscaling.keda.sh/paused: "true"`), when
+    /// one does (KEDA's `NeedToBePausedByAnnotation`): KEDA then stops its scale loop and
+    /// deletes the HPA named [`hpa_name`](Self::hpa_name), and makes it again once the
+    /// annotation is gone.
+    pub paused: Option<String>,
 }
 
 impl ScaledObject {
@@ -2684,7 +2689,34 @@ pub fn scaled_object_from_json(id: ObjectId, v: &Value) -> ScaledObject {
         .pointer("/metadata/annotations/scaledobject.keda.sh~1transfer-hpa-ownership")
         .and_then(Value::as_str)
         .is_some_and(|a| a == "true");
-    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa }
+    let annotations = v.pointer("/metadata/annotations");
+    let annotation = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str);
+    let paused = keda_pause(annotation(KEDA_PAUSED_REPLICAS), annotation(KEDA_PAUSED));
+    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa, paused }
+}
+
+/// KEDA's annotation that pauses a ScaledObject at a replica count.
+const KEDA_PAUSED_REPLICAS: &str = "autoscaling.keda.sh/paused-replicas";
+/// KEDA's annotation that pauses a ScaledObject where it stands.
+const KEDA_PAUSED: &str = "autoscaling.keda.sh/paused";
+
+/// The annotation that pauses a ScaledObject, written as it is, given the values of its
+/// `autoscaling.keda.sh/paused-replicas` and `autoscaling.keda.sh/paused` annotations: KEDA's
+/// `ScaledObject.NeedToBePausedByAnnotation` (`apis/keda/v1alpha1/scaledobject_types.go`).
+/// `paused-replicas` wins whatever `paused` says: KEDA scales the target to that count (its
+/// status then records it, `status.pausedReplicaCount`; a manifest has no status yet, and is
+/// taken where KEDA brings it), then pauses. Else `paused` pauses unless its value reads as
+/// false to Go's `strconv.ParseBool` (`0`, `f`, `F`, `false`, `False`, `FALSE`): a value that
+/// is no boolean pauses too. Paused, `reconcileScaledObject` stops the scale loop and deletes
+/// the HPA (`ensureHPAForScaledObjectIsDeleted`). `paused-scale-in` and `paused-scale-out`
+/// keep the HPA (its behavior disables one direction): they are not a pause here.
+fn keda_pause(paused_replicas: Option<&str>, paused: Option<&str>) -> Option<String> {
+    if let Some(count) = paused_replicas {
+        return Some(format!("{KEDA_PAUSED_REPLICAS}: {}", crate::go::quote(count)));
+    }
+    let value = paused?;
+    let false_ = matches!(value, "0" | "f" | "F" | "false" | "False" | "FALSE");
+    (!false_).then(|| format!("{KEDA_PAUSED}: {}", crate::go::quote(value)))
 }
 
 impl Default for ObjectId {
@@ -2952,6 +2984,34 @@ mod tests {
         assert_eq!(adopting.hpa_name, "web");
         assert!(adopting.controls(&meta("web", vec![])));
         assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
+    }
+
+    /// KEDA's `NeedToBePausedByAnnotation`: `paused-replicas` pauses whatever `paused` says;
+    /// `paused` pauses unless Go's `ParseBool` reads it as false (a value that is no boolean
+    /// pauses).
+    #[test]
+    fn a_scaled_object_is_paused_as_keda_reads_its_annotations() {
+        let paused = |annotations: Value| {
+            scaled_object_from_json(ObjectId::default(), &json!({"metadata": {"annotations": annotations}, "spec": {}}))
+                .paused
+        };
+        assert_eq!(paused(json!({})), None);
+        assert_eq!(
+            paused(json!({"autoscaling.keda.sh/paused": "true"})).as_deref(),
+            Some("autoscaling.keda.sh/paused: \"true\"")
+        );
+        for yes in ["true", "1", "T", "TRUE", "yes", ""] {
+            assert!(paused(json!({"autoscaling.keda.sh/paused": yes})).is_some(), "{yes:?}");
+        }
+        for no in ["false", "0", "f", "F", "False", "FALSE"] {
+            assert_eq!(paused(json!({"autoscaling.keda.sh/paused": no})), None, "{no:?}");
+        }
+        assert_eq!(
+            paused(json!({"autoscaling.keda.sh/paused": "false", "autoscaling.keda.sh/paused-replicas": "0"}))
+                .as_deref(),
+            Some("autoscaling.keda.sh/paused-replicas: \"0\"")
+        );
+        assert_eq!(paused(json!({"autoscaling.keda.sh/paused-scale-in": "true"})), None, "one direction: not paused");
     }
 
     /// `stronger` of the VPA: the first created, then by name; without a creation time (a

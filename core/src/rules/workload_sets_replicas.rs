@@ -10,7 +10,8 @@ crate::declare_rule! {
     /// Polaris); for a custom resource whose CustomResourceDefinition is known, the field its
     /// scale subresource's `specReplicasPath` names instead (`.spec.size`: `spec.size`, which the
     /// controller writes through `/scale`), and nothing for a kind without the subresource. The finding is on the workload, at that
-    /// field. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
+    /// field; several HPAs scaling the workload make one finding, from the first of them,
+    /// pointing at each. A count at 0 is worse: the controller then disables the HPA (`ScalingDisabled`). A
     /// count kube-apiserver does not take makes it refuse a built-in workload, in its words: an
     /// error. That is a count that is not a number (`replicas: "3"`) or not an `int32` (`1.5`,
     /// `3000000000`), which decoding refuses, and a negative one, which validation refuses. So is
@@ -54,7 +55,9 @@ crate::declare_rule! {
     /// Argo Rollouts whose `spec.workloadRef` names one workload kube-apiserver refuses: one
     /// finding on that workload, naming each Rollout (by name, up to five) and pointing at each
     /// Rollout's `spec.workloadRef` and each HPA's `spec.scaleTargetRef`, from the first HPA of
-    /// the first Rollout by name.
+    /// the first Rollout by name. A refused workload that HPAs scale both directly and through
+    /// Rollouts naming it is one problem too: one finding, from the first HPA that scales the
+    /// workload itself, pointing at the Rollouts and at every HPA.
     /// Only in files: a live workload (`hpa-lint cluster`, `hpa-webhook`) was admitted, so it is
     /// never said to be refused.
     ///
@@ -182,7 +185,7 @@ impl Rule for WorkloadSetsReplicas {
             && scale.is_none_or(|s| s.spec_replicas_path != ".spec.replicas")
         {
             if let Some((field, count)) = scale.and_then(|s| w.spec_integer(&s.spec_replicas_path)) {
-                out.push(pinned(cx, w, field, count));
+                out.extend(pinned(cx, w, field, count));
             }
             return;
         }
@@ -203,22 +206,23 @@ impl Rule for WorkloadSetsReplicas {
             return;
         }
         let Some(replicas) = w.replicas else { return };
-        out.push(pinned(cx, w, "spec.replicas", replicas));
+        out.extend(pinned(cx, w, "spec.replicas", replicas));
     }
 }
 
 /// The finding on a workload kube-apiserver refuses ([`Context::target_refusal`]): the
 /// target `w`, or the workload an Argo Rollout target's `spec.workloadRef` names, which Argo
-/// Rollouts then cannot resolve. Said once, by the first HPA of those that scale `w` in the
-/// set's order (`None` for the others, which the finding points at too): one problem, however
-/// many HPAs scale the workload. So for every Argo Rollout whose `spec.workloadRef` names the
-/// refused workload ([`rollouts_taking`]): one finding, by the first HPA of the first of them
-/// by name that has one, naming each Rollout and pointing at each.
+/// Rollouts then cannot resolve. One problem, one finding, however many paths lead to it: the
+/// HPAs that scale the refused workload itself, then those of every Argo Rollout whose
+/// `spec.workloadRef` names it ([`rollouts_taking`], by name), and the first of them says it
+/// (`None` for the others), naming each Rollout and pointing at each Rollout and HPA.
 fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
     let Refusal { workload: refused, field, message: error } = refusal;
-    let rollouts = if std::ptr::eq(*refused, w) { vec![w.id.clone()] } else { rollouts_taking(cx, refused, w) };
-    let hpas = hpas_saying_for(cx, &rollouts)?;
-    let hpas = hpas.as_slice();
+    let direct = std::ptr::eq(*refused, w);
+    let rollouts = rollouts_taking(cx, refused, w);
+    let mut targets = vec![(refused.id.clone(), "this HPA scales it")];
+    targets.extend(rollouts.iter().map(|r| (r.clone(), "this HPA scales the Rollout")));
+    let hpas = hpas_saying_for(cx, &targets)?;
     let help = if field != "spec.replicas" && error.contains(": json: cannot unmarshal ") {
         "write every key and value of the selector and of the template's labels and annotations as a string (quote a number or a boolean: version: \"1.0\")"
     } else if field == "spec.selector" {
@@ -241,30 +245,32 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
         "give the pod template at least one container (spec.template.spec.containers)"
     } else if field == "spec.template.labels" {
         "write the pod template's labels as valid labels: keys of a name with an optional DNS prefix, values of up to 63 alphanumeric characters, '-', '_' or '.' that start and end alphanumeric"
-    } else if std::ptr::eq(*refused, w) && w.replicas.is_some_and(|n| n < 0) {
+    } else if direct && w.replicas.is_some_and(|n| n < 0) {
         "remove spec.replicas from the workload (the HPA owns it), or write a count of 0 or more"
-    } else if std::ptr::eq(*refused, w) {
+    } else if direct {
         "remove spec.replicas from the workload (the HPA owns it), or write it as an integer up to 2147483647"
     } else {
         "write spec.replicas: 0 in the workload the Rollout takes its pod template from (the Rollout runs the pods)"
     };
-    let message = if std::ptr::eq(*refused, w) {
-        format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id)
-    } else {
-        // Argo Rollouts' `Resolve` finds no such workload (its lister's NotFound, named by the
-        // resource), and its controller sets the Rollout's InvalidSpec condition in these words
-        // (`createInvalidRolloutCondition`).
-        let group = crate::api::GroupVersion::parse_or_empty(&refused.id.api_version);
-        let resource = format!("{}s.{}", refused.id.kind.to_ascii_lowercase(), group.group());
-        let first = rollouts.first().map_or(w.id.name.as_str(), |r| r.name.as_str());
-        let (makes, likewise) = if rollouts.len() > 1 { ("make", ", and likewise of each") } else { ("makes", "") };
-        format!(
-            "kube-apiserver rejects {} ({error}), so {}, whose spec.workloadRef names it, {makes} no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found{likewise}): there is nothing to scale",
-            refused.id,
-            and_list(&rollouts),
-            first,
-            refused.id.name
-        )
+    let message = match rollouts.first() {
+        None => format!("kube-apiserver rejects {} ({error}), so there is nothing to scale", w.id),
+        Some(first) => {
+            // Argo Rollouts' `Resolve` finds no such workload (its lister's NotFound, named by
+            // the resource), and its controller sets the Rollout's InvalidSpec condition in
+            // these words (`createInvalidRolloutCondition`).
+            let group = crate::api::GroupVersion::parse_or_empty(&refused.id.api_version);
+            let resource = format!("{}s.{}", refused.id.kind.to_ascii_lowercase(), group.group());
+            let (makes, likewise) = if rollouts.len() > 1 { ("make", ", and likewise of each") } else { ("makes", "") };
+            // Scaled directly too, it is the first thing with nothing to scale.
+            let it_too = if direct { "it is never created, and " } else { "" };
+            format!(
+                "kube-apiserver rejects {} ({error}), so {it_too}{}, whose spec.workloadRef names it, {makes} no pods (Argo Rollouts: The Rollout \"{}\" is invalid: {resource} \"{}\" not found{likewise}): there is nothing to scale",
+                refused.id,
+                and_list(&rollouts),
+                first.name,
+                refused.id.name
+            )
+        }
     };
     // kube-apiserver names the template's labels `spec.template.labels` (its internal
     // template embeds the metadata), its annotations likewise; they are written under
@@ -277,15 +283,13 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Find
     let mut f =
         Finding::new(&WorkloadSetsReplicas::META, field.clone(), message).help(help).on_object(refused.id.clone(), at);
     f.severity = super::Severity::Error;
-    let label = if std::ptr::eq(*refused, w) { "this HPA scales it" } else { "this HPA scales the Rollout" };
-    f = scaled_by(cx, f, hpas, label);
-    if !std::ptr::eq(*refused, w) {
-        for rollout in rollouts.iter().take(MAX_NAMED) {
-            f = f.related(
-                Location::Object { id: rollout.clone(), path: "spec.workloadRef".into() },
-                "takes its pod template from it",
-            );
-        }
+    let own = if direct { "this HPA scales it" } else { "this HPA scales the Rollout" };
+    f = scaled_by(cx, f, own, hpas.iter().map(|(id, label)| (id, *label)));
+    for rollout in rollouts.iter().take(MAX_NAMED) {
+        f = f.related(
+            Location::Object { id: rollout.clone(), path: "spec.workloadRef".into() },
+            "takes its pod template from it",
+        );
     }
     Some(f)
 }
@@ -295,18 +299,19 @@ const MAX_NAMED: usize = 5;
 
 /// The Argo Rollouts of `w`'s namespace whose pods are made from `template` (their
 /// `spec.workloadRef` names it: [`Objects::pod_template_of`](super::objects::Objects::pod_template_of)),
-/// `w` among them, sorted by name.
+/// `w` among them when it is not `template`, sorted by name.
 fn rollouts_taking(cx: &Context<'_>, template: &Workload, w: &Workload) -> Vec<super::ObjectId> {
-    let Some(objects) = cx.objects else { return vec![w.id.clone()] };
+    let own = (!std::ptr::eq(template, w)).then(|| w.id.clone());
+    let Some(objects) = cx.objects else { return own.into_iter().collect() };
     let mut rollouts: Vec<super::ObjectId> = objects
         .workloads_of(&w.id.namespace)
         .into_iter()
-        .filter(|r| r.id.kind == w.id.kind && r.workload_ref.is_some())
+        .filter(|r| r.workload_ref.is_some() && r.id != template.id)
         .filter(|r| objects.pod_template_of(r).is_some_and(|t| t.id == template.id))
         .map(|r| r.id.clone())
         .collect();
-    if !rollouts.contains(&w.id) {
-        rollouts.push(w.id.clone());
+    if let Some(own) = own.filter(|own| !rollouts.contains(own)) {
+        rollouts.push(own);
     }
     rollouts.sort_by(|a, b| a.name.cmp(&b.name));
     rollouts
@@ -324,14 +329,23 @@ fn and_list(workloads: &[super::ObjectId]) -> String {
     }
 }
 
-/// [`hpas_saying`] over several targets (the Rollouts taking one refused template): the HPAs
-/// that scale any of them, target by target in the order given; this HPA says the finding when
-/// it is the first of them (or not among them).
-fn hpas_saying_for(cx: &Context<'_>, targets: &[super::ObjectId]) -> Option<Vec<super::ObjectId>> {
+/// [`hpas_saying`] over several targets (a refused workload and the Rollouts taking its
+/// template), each with the label of the HPAs that scale it: the HPAs that scale any of them,
+/// target by target in the order given; this HPA says the finding when it is the first of them
+/// (or not among them).
+fn hpas_saying_for(
+    cx: &Context<'_>,
+    targets: &[(super::ObjectId, &'static str)],
+) -> Option<Vec<(super::ObjectId, &'static str)>> {
     let objects = cx.objects?;
-    let hpas: Vec<super::ObjectId> =
-        targets.iter().flat_map(|t| objects.hpas_targeting(&t.namespace, &t.kind, &t.name)).cloned().collect();
-    says(cx, objects, &hpas).then_some(hpas)
+    let hpas: Vec<(super::ObjectId, &'static str)> = targets
+        .iter()
+        .flat_map(|(t, label)| {
+            objects.hpas_targeting(&t.namespace, &t.kind, &t.name).iter().map(|h| (h.clone(), *label))
+        })
+        .collect();
+    let ids: Vec<super::ObjectId> = hpas.iter().map(|(id, _)| id.clone()).collect();
+    says(cx, objects, &ids).then_some(hpas)
 }
 
 /// The HPAs that scale `w` (`Objects::hpas_targeting`), when the finding about `w` itself (a
@@ -355,11 +369,16 @@ fn says(cx: &Context<'_>, objects: &dyn super::objects::Objects, hpas: &[super::
     )
 }
 
-/// `f` pointing at this HPA's `spec.scaleTargetRef` and at those of up to a few other `hpas`
-/// (as HPA407 names them), each with `label`.
-fn scaled_by(cx: &Context<'_>, mut f: Finding, hpas: &[super::ObjectId], label: &'static str) -> Finding {
-    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), label);
-    for other in hpas.iter().filter(|id| Some(*id) != cx.id).take(5) {
+/// `f` pointing at this HPA's `spec.scaleTargetRef` (labelled `own`) and at those of up to a
+/// few other `hpas` (as HPA407 names them), each with its label.
+fn scaled_by<'h>(
+    cx: &Context<'_>,
+    mut f: Finding,
+    own: &'static str,
+    hpas: impl IntoIterator<Item = (&'h super::ObjectId, &'static str)>,
+) -> Finding {
+    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), own);
+    for (other, label) in hpas.into_iter().filter(|(id, _)| Some(*id) != cx.id).take(5) {
         f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
     }
     f
@@ -387,12 +406,15 @@ fn refused_reference(cx: &Context<'_>, w: &Workload, why: &str, hpas: &[super::O
     );
     let mut f = Finding::new(&WorkloadSetsReplicas::META, at, message).help(help).on_object(w.id.clone(), at);
     f.severity = super::Severity::Error;
-    scaled_by(cx, f, hpas, "this HPA scales it")
+    scaled_by(cx, f, "this HPA scales it", hpas.iter().map(|id| (id, "this HPA scales it")))
 }
 
 /// The finding on `w`, which writes `count` at `field` (`spec.replicas`, or the
-/// `specReplicasPath` of a custom resource's CRD) while the HPA scales it.
-fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
+/// `specReplicasPath` of a custom resource's CRD) while the HPA scales it: one problem of the
+/// workload, said once by the first of the HPAs that scale it ([`hpas_saying`]; `None` for the
+/// others), pointing at each.
+fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Option<Finding> {
+    let hpas = hpas_saying(cx, w)?;
     // Named as the workload is, with its namespace (`ObjectId`'s display).
     let mut hpa = String::new();
     let _ = super::objects::write_object(&mut hpa, crate::api::KIND, cx.namespace(), &cx.effective.metadata.name);
@@ -407,8 +429,8 @@ fn pinned(cx: &Context<'_>, w: &Workload, field: &str, count: i64) -> Finding {
     } else {
         format!("{} sets {field}: {count} while {hpa} scales it: every apply resets the count", w.id)
     };
-    Finding::new(&WorkloadSetsReplicas::META, field, message)
+    let f = Finding::new(&WorkloadSetsReplicas::META, field, message)
         .help(format!("remove {field} from the workload; the HPA owns it"))
-        .on_object(w.id.clone(), field)
-        .related(Location::Hpa("spec.scaleTargetRef".into()), "this HPA scales it")
+        .on_object(w.id.clone(), field);
+    Some(scaled_by(cx, f, "this HPA scales it", hpas.iter().map(|id| (id, "this HPA scales it too"))))
 }
