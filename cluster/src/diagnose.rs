@@ -28,16 +28,14 @@ use hpa_core::api::metrics::{self, AnswerError, Item, decode_list};
 use hpa_core::api::v2::{HorizontalPodAutoscaler, MetricIdentifier, MetricSpec, ObjectMetricSource};
 use hpa_core::api::{DecodeError, Strictness};
 use hpa_core::evaluator::diagnosis::SCALING_REPLICA_SET;
-use hpa_core::evaluator::simulation::PodTemplate;
+use hpa_core::evaluator::simulation::{PodTemplate, UnknownTemplate};
 use hpa_core::evaluator::{
     ConditionStatus, Container, ContainerUsage, MetricId, MetricQuery, ObjectMetricValue, Pod, PodMetricsItem,
     PodPhase, PodSample, ReadError, ReadyCondition, Scale, SelectorError, SyncInput, Timestamp,
 };
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
-use hpa_core::rules::index::{Entry, ObjectIndex};
 use hpa_core::rules::objects::{
-    AdmittedPod, ObjectId, Objects as _, Workload, custom_resource_definition_from, limit_range_from_json,
-    runtime_class_from, selector_from_json, workload_from_json,
+    ObjectId, Workload, custom_resource_definition_from, selector_from_json, workload_from_json,
 };
 use serde_json::Value;
 
@@ -248,7 +246,7 @@ pub fn inputs_from_objects(
     sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name).and_then(|t| {
         admitted_template(t, &items, namespace, objects.release)
-            .map_err(|why| notes.extend(why.note(&target.kind, namespace, &target.name)))
+            .map_err(|why| notes.extend(unknown_template_note(&why, &target.kind, namespace, &target.name)))
             .ok()
     });
     let selector_text = scale.as_ref().map(|s| s.selector.clone()).unwrap_or_default();
@@ -557,85 +555,28 @@ pub fn latest_write(objects: &[Value]) -> Option<Timestamp> {
 }
 
 /// The spec of the pods a scale-up of the target makes, as kube-apiserver admits them
-/// ([`PodTemplate::admitted`]): a limit stands for a missing request, the namespace's
-/// LimitRanges among `items` fill defaults, with the release's `PodLevelResources` default, and
-/// the overhead of the RuntimeClass among `items` the template names (`spec.overhead`, which
-/// the RuntimeClass admission plugin sets; the release decides whether the controller adds it).
-///
-/// The template is the one hpa-core's rules read ([`pod_template_of`](hpa_core::rules::objects::Objects::pod_template_of)): the target's
-/// own for a kind whose pods are made from the template it holds, the workload an Argo
-/// Rollout's `workloadRef` names (among `items`). `None` otherwise, and the reason: a custom
-/// resource's operator makes its pods as it decides ([`Workload::pods_known`]), so a
-/// `spec.template` it happens to have is no evidence of their requests; the live pods are.
+/// ([`PodTemplate::of_target`], with the release's `PodLevelResources` default).
 fn admitted_template(
     target: &Value,
     items: &[&Value],
     namespace: &str,
     release: KubernetesVersion,
 ) -> Result<PodTemplate, UnknownTemplate> {
-    let id = |v: &Value| object_id(v, namespace);
-    let target = workload_from_json(id(target), target);
-    if !target.pods_known() {
-        return Err(UnknownTemplate::CustomResource);
-    }
-    // The world of the template: the workload a `workloadRef` names, the namespace's
-    // LimitRanges, the RuntimeClasses.
-    let mut world: ObjectIndex<()> = ObjectIndex::default();
-    for v in items {
-        let entry = match kind_of(v) {
-            "LimitRange" if namespace_of(v) == namespace => Entry::LimitRange(limit_range_from_json(id(v), v)),
-            "RuntimeClass" => {
-                let Some(rc) = runtime_class_from(ObjectId { namespace: String::new(), ..id(v) }, *v) else { continue };
-                Entry::RuntimeClass(rc)
-            }
-            kind if namespace_of(v) == namespace
-                && target.workload_ref.as_ref().is_some_and(|r| r.kind == kind && r.name == name_of(v)) =>
-            {
-                Entry::Workload(workload_from_json(id(v), v))
-            }
-            _ => continue,
-        };
-        world.insert(entry);
-    }
-    let template = match &target.workload_ref {
-        Some(r) if r.refused.is_none() && world.pod_template_of(&target).is_none() => {
-            return Err(UnknownTemplate::Referenced(format!("{} {namespace}/{}", r.kind, r.name)));
-        }
-        _ => world.pod_template_of(&target).ok_or(UnknownTemplate::NoPods)?,
-    };
-    if template.containers.is_empty() && template.init_containers.is_empty() {
-        return Err(UnknownTemplate::NoPods);
-    }
     let gate = FeatureGates::new(release).enabled(Gate::PodLevelResources);
-    let pod =
-        AdmittedPod::new(template, world.limit_ranges(namespace), gate).with_overhead(world.pod_overhead(template));
-    Ok(PodTemplate::admitted(&pod))
+    PodTemplate::of_target(target, items, namespace, gate)
 }
 
-/// Why the diagnosis has no pod template of the scale target ([`admitted_template`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum UnknownTemplate {
-    /// A custom resource: its operator makes the pods, from a template only it knows.
-    CustomResource,
-    /// An Argo Rollout's `workloadRef` names this workload, not among the objects.
-    Referenced(String),
-    /// The target holds no pod template with a container (or Argo refuses its `workloadRef`).
-    NoPods,
-}
-
-impl UnknownTemplate {
-    /// What the diagnosis says of it, for the target `kind namespace/name`: the forecast's new
-    /// pods are then copies of a live pod, whose spec the controller reads.
-    fn note(&self, kind: &str, namespace: &str, name: &str) -> Option<String> {
-        match self {
-            UnknownTemplate::CustomResource => Some(format!(
-                "the scale target {kind} {namespace}/{name} is a custom resource: its operator makes its pods from a template only it knows (a spec.template of the resource may not be theirs), so the requests of new pods are taken from the live pods"
-            )),
-            UnknownTemplate::Referenced(workload) => Some(format!(
-                "{workload}, whose pod template the scale target {kind} {namespace}/{name} uses (spec.workloadRef), is not among the objects: the requests of new pods are taken from the live pods"
-            )),
-            UnknownTemplate::NoPods => None,
-        }
+/// What the diagnosis says of an unknown template, for the target `kind namespace/name`: the
+/// forecast's new pods are then copies of a live pod, whose spec the controller reads.
+fn unknown_template_note(why: &UnknownTemplate, kind: &str, namespace: &str, name: &str) -> Option<String> {
+    match why {
+        UnknownTemplate::CustomResource => Some(format!(
+            "the scale target {kind} {namespace}/{name} is a custom resource: its operator makes its pods from a template only it knows (a spec.template of the resource may not be theirs), so the requests of new pods are taken from the live pods"
+        )),
+        UnknownTemplate::Referenced(workload) => Some(format!(
+            "{workload}, whose pod template the scale target {kind} {namespace}/{name} uses (spec.workloadRef), is not among the objects: the requests of new pods are taken from the live pods"
+        )),
+        UnknownTemplate::NotFound | UnknownTemplate::NoPods => None,
     }
 }
 
@@ -2517,7 +2458,7 @@ mod tests {
             "metadata": {"name": "w", "namespace": "shop"}, "spec": {"replicas": 2, "template": template}});
         let t = admitted_template(&worker, &[&worker], "shop", KubernetesVersion::LATEST);
         assert_eq!(t, Err(UnknownTemplate::CustomResource));
-        let note = UnknownTemplate::CustomResource.note("Worker", "shop", "w").unwrap();
+        let note = unknown_template_note(&UnknownTemplate::CustomResource, "Worker", "shop", "w").unwrap();
         assert!(note.starts_with("the scale target Worker shop/w is a custom resource"), "{note}");
 
         let rollout = serde_json::json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",

@@ -590,3 +590,23 @@ fn the_targets_pods_are_admitted_as_kube_apiserver_admits_them() {
     assert_eq!(first("runtime-class.yaml", "1.37"), (Some(50), Some(2)));
     assert_eq!(first("runtime-class.yaml", "1.38"), (Some(90), Some(4)));
 }
+
+/// The pods of a target are those hpa-core's rules read (`PodTemplate::of_target`, as
+/// `diagnose` reads them): an Argo Rollout's come from the workload its `workloadRef` names,
+/// and a custom resource's are not guessed from a `spec.template` it happens to hold.
+#[test]
+fn the_targets_pods_follow_a_workload_ref_and_are_not_guessed_for_a_custom_resource() {
+    let run = hpa_lint(&["simulate", "-o", "json", &format!("{DATA}/rollout-ref.yaml")], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let s = run.json()["steps"][0].clone();
+    assert_eq!((s["metrics"][0]["current"]["averageUtilization"].as_i64(), s["desired"].as_i64()), (Some(90), Some(4)));
+
+    let (code, errors) = errors("custom-resource.yaml");
+    assert_eq!(code, 1, "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains(
+            "add a `podTemplate` (the target Widget/workers is a custom resource: its operator makes its pods from a template only it knows)"
+        )),
+        "{errors:?}"
+    );
+}

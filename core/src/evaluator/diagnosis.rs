@@ -1108,7 +1108,7 @@ fn forecast(input: &DiagnosisInput<'_>, sync: &SyncResult, state: ControllerStat
         (Some(t), _) => t.clone(),
         (None, Some(p)) => {
             assumptions.push(format!(
-                "the target's pod template is not among the inputs: new pods are taken as copies of pod {}",
+                "the target's pod template is not known (not among the inputs, or a custom resource's, see the notes): new pods are taken as copies of pod {}",
                 p.name
             ));
             PodTemplate::of(p)

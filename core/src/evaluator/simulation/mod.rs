@@ -53,7 +53,11 @@ use super::config::HPAControllerConfiguration;
 use super::controller::{ControllerState, MetricId, MetricQuery, Normalization, ReadError, SyncInput, SyncOutcome};
 use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
-use crate::rules::objects::{AdmittedPod, TemplateContainer};
+use crate::rules::index::{Entry, ObjectIndex};
+use crate::rules::objects::{
+    AdmittedPod, ObjectId, Objects, TemplateContainer, limit_range_from_json, runtime_class_from, workload_from_json,
+};
+use serde_json::Value;
 
 use record::Tables;
 pub use record::{ConditionsId, NormalizationId, ObservationsId, ReasonId, StepView};
@@ -166,6 +170,20 @@ pub enum UnsuitableLoad {
     External,
 }
 
+/// Why the pods a scale-up of a target makes are not known ([`PodTemplate::of_target`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnknownTemplate {
+    /// The target is not among the objects.
+    NotFound,
+    /// A custom resource: its operator makes the pods, from a template only it knows.
+    CustomResource,
+    /// An Argo Rollout's `workloadRef` names this workload (`Kind namespace/name`), which is
+    /// not among the objects.
+    Referenced(String),
+    /// The target holds no pod template with a container (or Argo refuses its `workloadRef`).
+    NoPods,
+}
+
 /// The pods' spec as far as the controller reads it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodTemplate {
@@ -183,6 +201,75 @@ pub struct PodTemplate {
 }
 
 impl PodTemplate {
+    /// The spec of the pods a scale-up of `target` (JSON) makes, as kube-apiserver admits them
+    /// ([`PodTemplate::admitted`]) in the world of `items` (JSON; those of other namespaces than
+    /// `namespace` are left out, one that names none is in it): a limit stands for a missing
+    /// request, the namespace's LimitRanges fill defaults, pod-level requests with
+    /// `pod_level_resources` (the `PodLevelResources` gate), and the overhead of the
+    /// RuntimeClass the template names (`spec.overhead`, which the RuntimeClass admission
+    /// plugin sets; the controller's release decides whether it counts).
+    ///
+    /// The template is the one hpa-core's rules read ([`Objects::pod_template_of`]): the
+    /// target's own for a kind whose pods are made from the template it holds, that of the
+    /// workload an Argo Rollout's `workloadRef` names (among `items`). Otherwise the reason: a
+    /// custom resource's operator makes its pods as it decides ([`pods_known`](crate::rules::objects::Workload::pods_known)), so a
+    /// `spec.template` it happens to have is no evidence of their requests.
+    pub fn of_target(
+        target: &Value,
+        items: &[&Value],
+        namespace: &str,
+        pod_level_resources: bool,
+    ) -> Result<PodTemplate, UnknownTemplate> {
+        let text =
+            |v: &Value, pointer: &str| v.pointer(pointer).and_then(Value::as_str).unwrap_or_default().to_string();
+        let id = |v: &Value| ObjectId {
+            api_version: text(v, "/apiVersion"),
+            kind: text(v, "/kind"),
+            namespace: namespace.to_string(),
+            name: text(v, "/metadata/name"),
+        };
+        let in_namespace =
+            |v: &Value| v.pointer("/metadata/namespace").and_then(Value::as_str).is_none_or(|ns| ns == namespace);
+        let target = workload_from_json(id(target), target);
+        if !target.pods_known() {
+            return Err(UnknownTemplate::CustomResource);
+        }
+        // The world of the template: the workload a `workloadRef` names, the namespace's
+        // LimitRanges, the RuntimeClasses (cluster-scoped).
+        let mut world: ObjectIndex<()> = ObjectIndex::default();
+        for v in items {
+            let id = id(v);
+            let entry = match id.kind.as_str() {
+                "LimitRange" if in_namespace(v) => Entry::LimitRange(limit_range_from_json(id, v)),
+                "RuntimeClass" => {
+                    let Some(rc) = runtime_class_from(ObjectId { namespace: String::new(), ..id }, *v) else {
+                        continue;
+                    };
+                    Entry::RuntimeClass(rc)
+                }
+                kind if in_namespace(v)
+                    && target.workload_ref.as_ref().is_some_and(|r| r.kind == kind && r.name == id.name) =>
+                {
+                    Entry::Workload(workload_from_json(id, v))
+                }
+                _ => continue,
+            };
+            world.insert(entry);
+        }
+        let template = match &target.workload_ref {
+            Some(r) if r.refused.is_none() && world.pod_template_of(&target).is_none() => {
+                return Err(UnknownTemplate::Referenced(format!("{} {namespace}/{}", r.kind, r.name)));
+            }
+            _ => world.pod_template_of(&target).ok_or(UnknownTemplate::NoPods)?,
+        };
+        if template.containers.is_empty() && template.init_containers.is_empty() {
+            return Err(UnknownTemplate::NoPods);
+        }
+        let pod = AdmittedPod::new(template, world.limit_ranges(namespace), pod_level_resources)
+            .with_overhead(world.pod_overhead(template));
+        Ok(PodTemplate::admitted(&pod))
+    }
+
     /// The spec of the pods a workload's template makes, as kube-apiserver admits them
     /// ([`AdmittedPod`]: a container's limit stands for its missing request, a LimitRange's
     /// default fills the rest, pod-level requests as `defaultPodRequests` sets them), with the

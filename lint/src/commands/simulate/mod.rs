@@ -15,11 +15,9 @@ use std::path::{Path, PathBuf};
 
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::check;
-use hpa_core::evaluator::simulation::{self, Plan, PodTemplate};
+use hpa_core::evaluator::simulation::{self, Plan, PodTemplate, UnknownTemplate};
 use hpa_core::features::{FeatureGates, Gate};
-use hpa_core::rules::objects::{
-    AdmittedPod, LimitRange, ObjectId, limit_range_from_json, runtime_class_from, workload_from,
-};
+use hpa_core::rules::objects::{ObjectId, workload_from};
 
 use crate::cli::{ClusterArgs, ReportFormat, SimulateArgs};
 use crate::commands::common;
@@ -252,12 +250,19 @@ fn admit(file: &SourceFile, obj: &ObjectRef<'_>, opts: &check::Options) -> Resul
 }
 
 /// The scale target found next to the HPA ([`target_in`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Target {
-    /// The spec of its pods, as admitted; `None` when it has no pod template.
-    pub template: Option<PodTemplate>,
+    /// The spec of its pods, as admitted, or why it is not known.
+    pub template: Result<PodTemplate, UnknownTemplate>,
     /// Its `spec.replicas`, when written (and not negative).
     pub replicas: Option<i32>,
+}
+
+impl Default for Target {
+    /// No target found.
+    fn default() -> Target {
+        Target { template: Err(UnknownTemplate::NotFound), replicas: None }
+    }
 }
 
 /// Picks the HPA from a manifest file, and its target workload when the file holds it.
@@ -318,54 +323,32 @@ fn from_manifests(
 }
 
 /// The scale target of `hpa` among the objects of its file, when the file holds it (in the
-/// HPA's namespace): its pods as kube-apiserver admits them (hpa-core's `workload_from` and
-/// [`PodTemplate::admitted`], with the file's LimitRanges of that namespace and the
-/// `PodLevelResources` gate of `gates`, and the overhead of the file's RuntimeClass its
-/// template names, as `spec.overhead` of a live pod), as `diagnose` makes them, and its
-/// `spec.replicas`.
+/// HPA's namespace, or naming none): its pods as kube-apiserver admits them in the world of the
+/// file ([`PodTemplate::of_target`], with the `PodLevelResources` gate of `gates`), as
+/// `diagnose` makes them, and its `spec.replicas`.
 pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates: &FeatureGates) -> Target {
     let namespace = hpa.metadata.namespace.as_str();
-    let in_namespace = |o: &&ObjectRef<'_>| o.namespace().is_none_or(|ns| ns == namespace);
-    let id = |o: &ObjectRef<'_>| ObjectId {
-        api_version: o.api_version().unwrap_or_default().to_string(),
-        kind: o.kind().unwrap_or_default().to_string(),
-        namespace: namespace.to_string(),
-        name: o.name().unwrap_or_default().to_string(),
-    };
     let target = &hpa.spec.scale_target_ref;
-    let found = objects
-        .iter()
-        .filter(in_namespace)
-        .find(|o| o.kind() == Some(target.kind.as_str()) && o.name() == Some(target.name.as_str()));
-    match found {
-        Some(w) => {
-            let target = workload_from(id(w), w.node);
-            let limit_ranges: Vec<LimitRange> = objects
-                .iter()
-                .filter(in_namespace)
-                .filter(|o| o.kind() == Some("LimitRange"))
-                .map(|o| limit_range_from_json(id(o), &o.node.to_json()))
-                .collect();
-            let pod_level_resources = gates.enabled(Gate::PodLevelResources);
-            let has_template = !target.containers.is_empty() || !target.init_containers.is_empty();
-            // The overhead the RuntimeClass admission plugin sets on each pod (`spec.overhead`):
-            // that of the file's RuntimeClass the template names (the controller's release
-            // decides whether it counts, `ControllerRelease::pod_overhead`).
-            let runtime_class = target.runtime_class_name.as_deref().and_then(|name| {
-                objects
-                    .iter()
-                    .filter(|o| o.kind() == Some("RuntimeClass") && o.name() == Some(name))
-                    .find_map(|o| runtime_class_from(id(o), o.node))
-            });
-            let pod = AdmittedPod::new(&target, &limit_ranges, pod_level_resources)
-                .with_overhead(runtime_class.as_ref().map(|rc| &rc.pod_fixed));
-            Target {
-                template: has_template.then(|| PodTemplate::admitted(&pod)),
-                replicas: target.replicas.and_then(|r| i32::try_from(r).ok()).filter(|r| *r >= 0),
-            }
-        }
-        None => Target::default(),
-    }
+    let found = objects.iter().find(|o| {
+        o.namespace().is_none_or(|ns| ns == namespace)
+            && o.kind() == Some(target.kind.as_str())
+            && o.name() == Some(target.name.as_str())
+    });
+    let Some(found) = found else { return Target::default() };
+    let id = ObjectId {
+        api_version: found.api_version().unwrap_or_default().to_string(),
+        kind: target.kind.clone(),
+        namespace: namespace.to_string(),
+        name: target.name.clone(),
+    };
+    let replicas = workload_from(id, found.node).replicas.and_then(|r| i32::try_from(r).ok()).filter(|r| *r >= 0);
+    // The file is small (one HPA and what it scales): its objects are read as JSON, as
+    // `diagnose` reads a snapshot's.
+    let json: Vec<serde_json::Value> = objects.iter().map(|o| o.node.to_json()).collect();
+    let items: Vec<&serde_json::Value> = json.iter().collect();
+    let template =
+        PodTemplate::of_target(&found.node.to_json(), &items, namespace, gates.enabled(Gate::PodLevelResources));
+    Target { template, replicas }
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ use hpa_yaml::read::ReadErrorKind;
 use crate::controller_flags::{self, ControllerFlags};
 use crate::linter::config::ControllerFile;
 use crate::source::{Node, NodeKind, Span, Tree};
-use hpa_core::evaluator::simulation::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate};
+use hpa_core::evaluator::simulation::{self, LoadPhase, LoadValue, MetricKey, Plan, PodTemplate, UnknownTemplate};
 
 /// A problem in a scenario (or in a file it refers to), at a position of that file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -947,8 +947,9 @@ fn utilization_request(template: &PodTemplate, key: &MetricKey) -> Option<i64> {
 pub struct PlanInputs {
     /// The HPA (defaulted, internal form).
     pub hpa: HorizontalPodAutoscaler,
-    /// The pod template of the target workload, when it was found next to the HPA.
-    pub workload_template: Option<PodTemplate>,
+    /// The pod template of the target workload, when it was found next to the HPA, or why it
+    /// is not known.
+    pub workload_template: Result<PodTemplate, UnknownTemplate>,
     /// The workload's `spec.replicas`, when set.
     pub workload_replicas: Option<i32>,
     /// Where to point errors about the HPA reference (the `hpa`/`hpaObject` value).
@@ -981,19 +982,29 @@ pub fn bind(s: &Scenario, ctx: PlanInputs) -> Result<Plan, Vec<ScenarioError>> {
     }
     let template = match (&s.pod_template, &ctx.workload_template) {
         (Some(t), _) => Some(t.value.admitted(ctx.options.gates.enabled(Gate::PodLevelResources))),
-        (None, Some(t)) => Some(t.clone()),
-        (None, None) => None,
+        (None, Ok(t)) => Some(t.clone()),
+        (None, Err(_)) => None,
     };
     let needs_requests = specs.iter().any(|m| {
         let t = m.resource.as_ref().map(|r| &r.target).or_else(|| m.container_resource.as_ref().map(|r| &r.target));
         t.is_some_and(|t| t.type_ == "Utilization")
     });
-    if template.is_none() && needs_requests {
+    if let (None, true, Err(why)) = (&template, needs_requests, &ctx.workload_template) {
+        let target = format!("{}/{}", ctx.hpa.spec.scale_target_ref.kind, ctx.hpa.spec.scale_target_ref.name);
+        let why = match why {
+            UnknownTemplate::NotFound => format!("the target {target} is not in the HPA's file"),
+            UnknownTemplate::CustomResource => format!(
+                "the target {target} is a custom resource: its operator makes its pods from a template only it knows"
+            ),
+            UnknownTemplate::Referenced(workload) => format!(
+                "{workload}, whose pod template the target {target} uses (spec.workloadRef), is not in the HPA's file"
+            ),
+            UnknownTemplate::NoPods => format!("the target {target} has no pod template with a container"),
+        };
         errs.push(ScenarioError::new(
             ctx.hpa_span,
             format!(
-                "the HPA has a Utilization metric, so the pods need resource requests: add a `podTemplate` (the target {}/{} is not in the HPA's file)",
-                ctx.hpa.spec.scale_target_ref.kind, ctx.hpa.spec.scale_target_ref.name
+                "the HPA has a Utilization metric, so the pods need resource requests: add a `podTemplate` ({why})"
             ),
         ));
     }
