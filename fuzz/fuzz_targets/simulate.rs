@@ -137,7 +137,8 @@ fn plan(scenario: &Scenario) -> Option<Plan> {
     let admission = check::Options::verdict_only(gates.clone());
     let (hpa, template, replicas, span) = match &scenario.hpa {
         HpaSource::Inline(tree) => {
-            (admit(&ObjectRef::new(0, 0, None, tree.root()), &admission)?, None, None, tree.root().span())
+            let target = hpa_lint::simulate::Target::default();
+            (admit(&ObjectRef::new(0, 0, None, tree.root()), &admission)?, target.template, None, tree.root().span())
         }
         HpaSource::File(path) => {
             let (name, text) = MANIFESTS.iter().find(|(name, _)| *name == path.value)?;
