@@ -256,11 +256,12 @@ impl PodTemplate {
             };
             world.insert(entry);
         }
-        let template = match &target.workload_ref {
-            Some(r) if r.refused.is_none() && world.pod_template_of(&target).is_none() => {
+        let template = match (world.pod_template_of(&target), &target.workload_ref) {
+            (Some(template), _) => template,
+            (None, Some(r)) if r.refused.is_none() => {
                 return Err(UnknownTemplate::Referenced(format!("{} {namespace}/{}", r.kind, r.name)));
             }
-            _ => world.pod_template_of(&target).ok_or(UnknownTemplate::NoPods)?,
+            (None, _) => return Err(UnknownTemplate::NoPods),
         };
         if template.containers.is_empty() && template.init_containers.is_empty() {
             return Err(UnknownTemplate::NoPods);

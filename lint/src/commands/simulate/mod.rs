@@ -329,12 +329,12 @@ fn from_manifests(
 pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates: &FeatureGates) -> Target {
     let namespace = hpa.metadata.namespace.as_str();
     let target = &hpa.spec.scale_target_ref;
-    let found = objects.iter().find(|o| {
+    let found = objects.iter().enumerate().find(|(_, o)| {
         o.namespace().is_none_or(|ns| ns == namespace)
             && o.kind() == Some(target.kind.as_str())
             && o.name() == Some(target.name.as_str())
     });
-    let Some(found) = found else { return Target::default() };
+    let Some((at, found)) = found else { return Target::default() };
     let id = ObjectId {
         api_version: found.api_version().unwrap_or_default().to_string(),
         kind: target.kind.clone(),
@@ -346,8 +346,10 @@ pub fn target_in(objects: &[ObjectRef<'_>], hpa: &HorizontalPodAutoscaler, gates
     // `diagnose` reads a snapshot's.
     let json: Vec<serde_json::Value> = objects.iter().map(|o| o.node.to_json()).collect();
     let items: Vec<&serde_json::Value> = json.iter().collect();
-    let template =
-        PodTemplate::of_target(&found.node.to_json(), &items, namespace, gates.enabled(Gate::PodLevelResources));
+    let template = match items.get(at) {
+        Some(found) => PodTemplate::of_target(found, &items, namespace, gates.enabled(Gate::PodLevelResources)),
+        None => Err(UnknownTemplate::NotFound),
+    };
     Target { template, replicas }
 }
 
