@@ -2145,45 +2145,50 @@ pub struct Located<'a> {
 ///
 /// A key with a dot in it, which kube-apiserver writes as it is in a field path (`unknown field
 /// "spec.1.5"` of a key `1.5`), is found too: where a field is not found, the fields after it
-/// are joined to it with dots, one at a time.
+/// are joined to it with dots, one at a time. Every way of reading the path is tried (a key `a`
+/// beside a key `a.b` does not hide `a.b.c`); the first that names a node wins, the one
+/// with the shortest keys first, and when none does, the answer is where the shortest keys
+/// lead (the nearest ancestor that exists).
 pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
-    let steps = parse_path(path);
-    let mut node = root;
-    let mut key_span = None;
-    let mut at = 0;
-    while let Some(step) = steps.get(at) {
-        at += 1;
-        let next = match (step, node.kind()) {
-            (PathStep::Field(name), NodeKind::Map(_)) => node
-                .entry(name)
-                .or_else(|| {
-                    let mut joined = name.clone();
-                    let rest = steps.get(at..).unwrap_or_default();
-                    rest.iter().enumerate().find_map(|(n, more)| {
-                        let PathStep::Field(more) = more else { return None };
-                        joined.push('.');
-                        joined.push_str(more);
-                        let entry = node.entry(&joined)?;
-                        at += n + 1;
-                        Some(entry)
-                    })
-                })
-                .map(|e| (e.value, Some(e.key.span()))),
-            (PathStep::Key(name), NodeKind::Map(_)) => node.entry(name).map(|e| (e.value, Some(e.key.span()))),
-            (PathStep::Index(i), NodeKind::Seq(mut items)) => items.nth(*i).map(|n| (n, None)),
-            _ => None,
-        };
-        match next {
-            Some((n, k)) => {
-                node = n;
-                key_span = k;
+    locate_steps(root, &parse_path(path), None)
+}
+
+/// [`locate`] of `steps` below `node`, whose key (if it is a mapping's value) is at `key_span`.
+fn locate_steps<'a>(node: Node<'a>, steps: &[PathStep], key_span: Option<Span>) -> Located<'a> {
+    let nearest = Located { span: key_span.unwrap_or(node.span()), key_span, exact: false, node: None };
+    let Some((step, rest)) = steps.split_first() else {
+        return Located { span: node.span(), key_span, exact: true, node: Some(node) };
+    };
+    match (step, node.kind()) {
+        (PathStep::Field(name), NodeKind::Map(_)) => {
+            // The field alone, then joined to the fields after it, one more each time.
+            let mut joined = name.clone();
+            let mut partial = None;
+            for taken in 0..=rest.len() {
+                if taken > 0 {
+                    let Some(PathStep::Field(more)) = rest.get(taken - 1) else { break };
+                    joined.push('.');
+                    joined.push_str(more);
+                }
+                let Some(entry) = node.entry(&joined) else { continue };
+                let found = locate_steps(entry.value, rest.get(taken..).unwrap_or_default(), Some(entry.key.span()));
+                if found.exact {
+                    return found;
+                }
+                partial.get_or_insert(found);
             }
-            None => {
-                return Located { span: key_span.unwrap_or(node.span()), key_span, exact: false, node: None };
-            }
+            partial.unwrap_or(nearest)
         }
+        (PathStep::Key(name), NodeKind::Map(_)) => match node.entry(name) {
+            Some(entry) => locate_steps(entry.value, rest, Some(entry.key.span())),
+            None => nearest,
+        },
+        (PathStep::Index(i), NodeKind::Seq(mut items)) => match items.nth(*i) {
+            Some(item) => locate_steps(item, rest, None),
+            None => nearest,
+        },
+        _ => nearest,
     }
-    Located { span: node.span(), key_span, exact: true, node: Some(node) }
 }
 
 /// The field path of the mapping key or the value at `span` (a duplicate key, a value of the
@@ -2327,6 +2332,25 @@ mod tests {
         assert_eq!(line("spec.x.y.z.e"), (true, 4));
         assert_eq!(line("spec.b.c"), (true, 5), "a key without dots first");
         assert_eq!(line("spec.1.6"), (false, 1));
+    }
+
+    /// A key that is a prefix of a dotted key does not hide it: `a.b.c` is the `c` of the key
+    /// `a.b` when the key `a` has no `b`, and the nearest ancestor is where the shortest keys
+    /// lead when no reading names a node.
+    #[test]
+    fn a_dotted_key_is_found_behind_a_key_it_starts_with() {
+        let text = "spec:\n  a: {x: 1}\n  a.b: {c: 2}\n  p: {q.r: {s: 3}}\n  p.q: {r: 4}\n";
+        let root = parse(text).documents.remove(0).tree;
+        let line = |path: &str| {
+            let l = locate(root.root(), path);
+            (l.exact, l.span.start.line)
+        };
+        assert_eq!(line("spec.a.b.c"), (true, 3));
+        assert_eq!(line("spec.a.x"), (true, 2));
+        assert_eq!(line("spec.p.q.r.s"), (true, 4), "the shortest keys first");
+        assert_eq!(line("spec.p.q.r"), (true, 4));
+        assert_eq!(line("spec.a.b.d"), (false, 2), "where the shortest keys lead: spec.a");
+        assert_eq!(locate_node(root.root(), "spec.p.q.r").and_then(|n| n.to_json().get("s").cloned()), Some(3.into()));
     }
 
     #[test]
