@@ -626,7 +626,8 @@ fn the_selector_is_parsed_by_the_selected_release() {
         assert_ne!(run.code, 0, "{version} {selector}: {}", run.stdout);
         run.stderr.lines().next().unwrap_or_default().to_string()
     };
-    let prefix = "hpa-lint: error: <stdin>:3:11: selector: unable to parse requirement: <nil>: Invalid value: \"a/b/c\": ";
+    let prefix =
+        "hpa-lint: error: <stdin>:3:11: selector: unable to parse requirement: <nil>: Invalid value: \"a/b/c\": ";
     for (version, words) in [
         ("1.34", "a qualified name must consist of alphanumeric characters"),
         ("1.35", "a valid label key must consist of alphanumeric characters"),

@@ -2754,7 +2754,9 @@ fn keda_pause(paused_replicas: Option<&str>, paused: Option<&str>, recorded: boo
             _ if recorded => KedaPause::Paused(written),
             Ok(n) if n >= 0 => KedaPause::Paused(written),
             Ok(_) => KedaPause::Refused(format!("{written} is negative, a count KEDA cannot scale the target to")),
-            Err(_) => KedaPause::Refused(format!("{written} is not a replica count (KEDA reads it with strconv.ParseInt)")),
+            Err(_) => {
+                KedaPause::Refused(format!("{written} is not a replica count (KEDA reads it with strconv.ParseInt)"))
+            }
         };
     }
     let Some(value) = paused else { return KedaPause::None };
@@ -3073,9 +3075,9 @@ mod tests {
             let so = with(json!({"autoscaling.keda.sh/paused-replicas": bad, "autoscaling.keda.sh/paused": "true"}));
             assert_eq!(so.paused, None, "{bad:?}: not paused, and `paused` is not read");
             assert!(
-                so.pause_refused.as_deref().is_some_and(|w| w.starts_with(&format!(
-                    "autoscaling.keda.sh/paused-replicas: {bad:?} is "
-                ))),
+                so.pause_refused
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with(&format!("autoscaling.keda.sh/paused-replicas: {bad:?} is "))),
                 "{bad:?}: {:?}",
                 so.pause_refused
             );
@@ -3086,7 +3088,9 @@ mod tests {
         );
         assert_eq!(
             with(json!({"autoscaling.keda.sh/paused-replicas": "x"})).pause_refused.as_deref(),
-            Some("autoscaling.keda.sh/paused-replicas: \"x\" is not a replica count (KEDA reads it with strconv.ParseInt)")
+            Some(
+                "autoscaling.keda.sh/paused-replicas: \"x\" is not a replica count (KEDA reads it with strconv.ParseInt)"
+            )
         );
         // A live object whose status records a count stays paused whatever the annotation says.
         let live = read(json!({
