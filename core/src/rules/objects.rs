@@ -2726,8 +2726,10 @@ enum KedaPause {
 /// Whether a ScaledObject is paused, given its `autoscaling.keda.sh/paused-replicas` and
 /// `autoscaling.keda.sh/paused` annotations and whether its status records a
 /// `pausedReplicaCount`: KEDA's `ScaledObject.NeedToBePausedByAnnotation`
-/// (`apis/keda/v1alpha1/scaledobject_types.go`, KEDA main as stored; the reading of every
-/// release the toolkit models, 2.14 on).
+/// (`apis/keda/v1alpha1/scaledobject_types.go`, KEDA main as stored), one reading for the KEDA
+/// releases still run (2.14 on). KEDA's CHANGELOG: a pause deletes the HPA from 2.11
+/// (kedacore/keda#4253), `paused` exists on ScaledObjects from 2.12 (#3304), and
+/// `paused: "false"` stopped pausing in 2.13 (#5215).
 ///
 /// - With `paused-replicas`, it alone decides (`paused` is not read): the ScaledObject is
 ///   paused once `status.pausedReplicaCount` is recorded. The scale executor
