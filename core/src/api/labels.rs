@@ -77,9 +77,11 @@ pub enum RequirementError {
 /// [`requirement_errors`]) and in one rule: before 1.35 two commas in a row inside `( )` skip
 /// the second (`parseIdentifiersList` consumed it), so `x in (a,,)` fails with `found ')',
 /// expected: ',', or identifier`; from 1.35 it reads as `a` and the empty value
-/// (kubernetes/kubernetes#133419, opened 2025-08-07, after the 1.34 branch point; the 1.34-era
-/// `selector.go` still consumes it, a 1.36-era one does not, and no 1.35 copy was read: the
-/// boundary at 1.35 is inferred).
+/// (kubernetes/kubernetes#133419, opened 2025-08-07, after the 1.34 branch point, merged
+/// without a feature gate). Read: two pre-1.35 copies of `selector.go` (kubernetes/apimachinery
+/// 8140f573 and 2a9a9331, keys checked by `IsQualifiedName`) consume the comma; a later one
+/// (kubernetes/kubernetes 008b3652, keys checked by `content.IsLabelKey`, 1.36-era) does not.
+/// No 1.35 copy was found: the boundary at 1.35 rests on the PR's date.
 pub fn parse(selector: &str, release: KubernetesVersion) -> Result<LabelSelector, ParseError> {
     let expressions = read(selector, release)?
         .into_iter()
