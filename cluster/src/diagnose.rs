@@ -387,12 +387,16 @@ pub fn inputs_from_objects(
         sync.metric_errors.entry(query).or_insert(error);
     }
     if !objects.metrics_asked {
+        // The pods' selector as the metrics clients send it, `labels.Parse(status.selector).String()`
+        // (as the live reads send it): not the scale's text as written.
+        let sent_selector =
+            labels::normalize(&selector_text, objects.release).unwrap_or_else(|_| selector_text.clone());
         // A snapshot's failed answers (`Status` objects naming their request), replayed as
         // the live failures are.
         let failures = snapshot_failures(&items, objects.release);
         if !failures.is_empty() {
             for m in &hpa.spec.metrics {
-                let Some(request) = metric_request(&items, namespace, m, &selector_text) else { continue };
+                let Some(request) = metric_request(&items, namespace, m, &sent_selector) else { continue };
                 let key = request_key(&request.path);
                 let failed = failures.iter().find(|f| f.key == key && f.answers(&request, objects.release));
                 if let Some(f) = failed {
@@ -410,7 +414,7 @@ pub fn inputs_from_objects(
             namespace,
             &hpa.spec.metrics,
             &sync,
-            &selector_text,
+            &sent_selector,
         ));
     }
 
@@ -1168,9 +1172,12 @@ impl SnapshotFailure {
     /// the spec's metric selector, so a failure that names a selector answers only the metric
     /// of that selector.
     fn answers(&self, request: &MetricRequest<'_>, release: KubernetesVersion) -> bool {
-        // Both read back from text, so `a=b` and `a in (b)` compare alike.
-        let spec = labels::parse(&request.query.metric().selector, release).map(|s| s.format());
-        self.selector.as_ref().is_none_or(|s| spec.as_ref().is_ok_and(|spec| *spec == s.format()))
+        // Both read by `labels.Parse`, compared as what they select (requirements sorted by key,
+        // values as sets, `=`/`==` as `in`, `!=` as `notin`): `a=b` and `a in (b)` answer alike.
+        // Not as text: a parsed selector has no `LabelSelector::format` of upstream's (that is
+        // `labels::normalize`, which keeps the operators as written).
+        let spec = labels::parse(&request.query.metric().selector, release);
+        self.selector.as_ref().is_none_or(|s| spec.as_ref().is_ok_and(|spec| spec == s))
     }
 }
 
@@ -2215,6 +2222,36 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A snapshot's failed answer is the answer to the request whose metric selector selects
+    /// what its `metricLabelSelector` selects: the controller sends `a=b` for a `matchLabels`
+    /// entry and `a in (b)` for an `In` expression, and a command written either way gathers
+    /// both; another selection is another request's.
+    #[test]
+    fn a_failed_answer_is_matched_by_what_its_selector_selects() {
+        let request = |selector: &str| MetricRequest {
+            type_: "External",
+            name: "q",
+            path: String::new(),
+            query: MetricQuery::External {
+                metric: hpa_core::evaluator::MetricId { name: "q".into(), selector: selector.into() },
+            },
+        };
+        let failure = |text: Option<&str>| SnapshotFailure {
+            key: String::new(),
+            selector: text.map(|t| labels::parse(t, KubernetesVersion::LATEST).unwrap_or_default()),
+            message: String::new(),
+        };
+        let answers =
+            |spec: &str, recorded: Option<&str>| failure(recorded).answers(&request(spec), KubernetesVersion::LATEST);
+        assert!(answers("a=b", Some("a in (b)")));
+        assert!(answers("a in (b)", Some("a==b")));
+        assert!(answers("a=b,c notin (d)", Some("c!=d, a=b")));
+        assert!(answers("a=b", None), "a failure that names no selector answers every one");
+        assert!(!answers("a=b", Some("a=c")));
+        assert!(!answers("a=b", Some("a!=b")));
+        assert!(!answers("", Some("a=b")));
+    }
 
     /// A scale whose `status.selector` does not parse: the controller's `labels.Parse` error,
     /// in apimachinery's words as the release words it, and no pods; a selector that parses

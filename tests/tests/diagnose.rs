@@ -2664,3 +2664,26 @@ fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
         .collect();
     assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier%20notin%20%28a%2Cb%29"), "{queries:#?}");
 }
+
+/// The command that gathers a Pods metric asks with the pods' selector as the metrics client
+/// sends it, `labels.Parse(status.selector).String()`: a Deployment whose selector repeats a
+/// value (`LabelSelectorAsSelector` keeps it: `app in (web,web)`) is asked for with the set the
+/// parser reads (`app in (web)`).
+#[test]
+fn a_pods_metric_is_gathered_with_the_selector_the_client_sends() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/metric-selectors");
+    let objects = std::fs::read_to_string(dir.join("objects.yaml")).unwrap();
+    let web = "      matchLabels: &id003\n        app: web\n";
+    assert!(objects.contains(web));
+    let objects = objects
+        .replace(web, &format!("{web}      matchExpressions: [{{key: app, operator: In, values: [web, web]}}]\n"));
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("objects.yaml");
+    std::fs::write(&path, objects).unwrap();
+    let run = hpa_lint(&["diagnose", "--snapshot", &path.display().to_string(), "web", "-o", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    let notes: Vec<&str> = d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let gather = notes.iter().find(|n| n.starts_with("Pods metric http_requests: no answer")).expect("a note");
+    assert!(gather.contains("/pods/*/http_requests?labelSelector=app%3Dweb%2Capp%20in%20%28web%29\""), "{gather}");
+}

@@ -2453,3 +2453,39 @@ fn an_hpa_the_controller_never_scales_with_has_no_finding_about_pods() {
     rules.dedup();
     assert_eq!(rules, ["HPA104", "HPA201", "HPA202", "HPA402", "HPA407", "HPA408"], "{report}");
 }
+
+/// HPA409 reads KEDA's pause annotations as KEDA's `NeedToBePausedByAnnotation` does: a pause
+/// (`paused` but a Go false, `paused-replicas` at a count KEDA reaches) is a note; a
+/// `paused-replicas` that is no replica count pauses nothing, whatever `paused` says: an error
+/// that says why.
+#[test]
+fn keda_pause_annotations_are_read_as_keda_reads_them() {
+    let report = lint(&["--select", "HPA409"], include_str!("../data/lint/HPA409/bad.yaml"));
+    let of = |name: &str| {
+        let found: Vec<(String, String)> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["message"].as_str().unwrap().contains(&format!("KEDA ScaledObject {name} also")))
+            .map(|d| (d["severity"].as_str().unwrap().to_string(), d["message"].as_str().unwrap().to_string()))
+            .collect();
+        assert_eq!(found.len(), 1, "{name}: {found:?}");
+        found.into_iter().next().unwrap()
+    };
+    for name in ["paused", "paused-yes", "parked"] {
+        let (severity, message) = of(name);
+        assert_eq!(severity, "info", "{name}: {message}");
+        assert!(message.contains("but it is paused (autoscaling.keda.sh/paused"), "{name}: {message}");
+    }
+    for name in ["worker", "resumed"] {
+        assert_eq!(of(name).0, "error", "{name}");
+    }
+    let (severity, message) = of("unparked");
+    assert_eq!(severity, "error");
+    assert!(
+        message.contains(
+            "it is not paused: autoscaling.keda.sh/paused-replicas: \"three\" is not a replica count (KEDA reads it with strconv.ParseInt), so KEDA does not pause it, and cannot build or update its HPA (keda-hpa-unparked)"
+        ),
+        "{message}"
+    );
+}

@@ -610,3 +610,41 @@ fn the_targets_pods_follow_a_workload_ref_and_are_not_guessed_for_a_custom_resou
         "{errors:?}"
     );
 }
+
+/// The scenario's `selector` is read as the selected release's `labels.Parse` reads it: its
+/// words for a bad label key changed in 1.35 (`content.IsLabelKey`), and the error points at the
+/// selector.
+#[test]
+fn the_selector_is_parsed_by_the_selected_release() {
+    let scenario = |selector: &str| {
+        format!(
+            "hpa: data/simulate/web-hpa.yaml\nreplicas: 2\nselector: {selector:?}\npodTemplate: {{containers: [{{name: app, requests: {{cpu: 100m}}}}]}}\nduration: 1m\nload: [{{at: 0s, metrics: {{cpu: {{total: 100m}}, http_requests_per_second: {{perPod: 1}}}}}}]\n"
+        )
+    };
+    let first_error = |version: &str, selector: &str| {
+        let run = hpa_lint(&["simulate", "--kubernetes-version", version, "-"], &scenario(selector));
+        assert_ne!(run.code, 0, "{version} {selector}: {}", run.stdout);
+        run.stderr.lines().next().unwrap_or_default().to_string()
+    };
+    let prefix =
+        "hpa-lint: error: <stdin>:3:11: selector: unable to parse requirement: <nil>: Invalid value: \"a/b/c\": ";
+    for (version, words) in [
+        ("1.34", "a qualified name must consist of alphanumeric characters"),
+        ("1.35", "a valid label key must consist of alphanumeric characters"),
+    ] {
+        let error = first_error(version, "a/b/c");
+        assert!(error.starts_with(&format!("{prefix}{words}")), "{version}: {error}");
+        assert!(error.ends_with(": write a label selector such as app=web"), "{version}: {error}");
+    }
+    assert_eq!(
+        first_error("1.37", "app in (a"),
+        "hpa-lint: error: <stdin>:3:11: selector: unable to parse requirement: found '', expected: ',' or ')': write a label selector such as app=web"
+    );
+    // Both sides of 1.35 for `,,` before `)` (kubernetes/kubernetes#133419).
+    assert_eq!(
+        first_error("1.34", "app in (a,,)"),
+        "hpa-lint: error: <stdin>:3:11: selector: unable to parse requirement: found ')', expected: ',', or identifier: write a label selector such as app=web"
+    );
+    let run = hpa_lint(&["simulate", "-o", "json", "--kubernetes-version", "1.35", "-"], &scenario("app in (a,,)"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

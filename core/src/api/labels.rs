@@ -59,18 +59,29 @@ pub enum RequirementError {
     Invalid(ErrorList),
 }
 
-/// `labels.Parse(selector)` as `release` parses it: the requirements sorted by key (a stable
-/// sort), as the expressions of a [`LabelSelector`]: `=`/`==` become `In` and `!=` becomes
-/// `NotIn` with their one value, `>`/`<` become `Gt`/`Lt`, a bare key `Exists` and `!key`
-/// `DoesNotExist`. Values are read into a `sets.String` in every release (`parseValues`,
+/// `labels.Parse(selector)` as `release` parses it, for matching: the requirements sorted by key
+/// (a stable sort), as the expressions of a [`LabelSelector`]: `=`/`==` become `In` and `!=`
+/// becomes `NotIn` with their one value, `>`/`<` become `Gt`/`Lt`, a bare key `Exists` and
+/// `!key` `DoesNotExist`. Values are read into a `sets.String` in every release (`parseValues`,
 /// `parseExactValue`), so they come out sorted and without duplicates. An empty string is the
 /// empty selector, which selects everything.
+///
+/// It selects what upstream's `labels.Selector` selects (`Requirement.Matches` treats `=`, `==`
+/// and `in` alike, `!=` and `notin` alike), but it is neither upstream's `labels.Selector` nor
+/// `metav1.ParseToLabelSelector` (which puts `=`/`==` in `matchLabels` and refuses `!=`, `>` and
+/// `<`): its [`LabelSelector::format`] is no upstream text (`a in (b)` for `a=b`, where
+/// `labels.Parse("a=b").String()` writes `a=b`). The text of a parsed selector is
+/// [`normalize`]; compare two parsed selectors as values (`==`), not through `format`.
 ///
 /// Releases differ in their words (label keys and values: [`label_key_error`],
 /// [`requirement_errors`]) and in one rule: before 1.35 two commas in a row inside `( )` skip
 /// the second (`parseIdentifiersList` consumed it), so `x in (a,,)` fails with `found ')',
 /// expected: ',', or identifier`; from 1.35 it reads as `a` and the empty value
-/// (kubernetes/kubernetes#133419).
+/// (kubernetes/kubernetes#133419, opened 2025-08-07, after the 1.34 branch point, merged
+/// without a feature gate). Read: two pre-1.35 copies of `selector.go` (kubernetes/apimachinery
+/// 8140f573 and 2a9a9331, keys checked by `IsQualifiedName`) consume the comma; a later one
+/// (kubernetes/kubernetes 008b3652, keys checked by `content.IsLabelKey`, 1.36-era) does not.
+/// No 1.35 copy was found: the boundary at 1.35 rests on the PR's date.
 pub fn parse(selector: &str, release: KubernetesVersion) -> Result<LabelSelector, ParseError> {
     let expressions = read(selector, release)?
         .into_iter()
@@ -691,6 +702,42 @@ mod tests {
         for (text, written) in [("x=a,y==b", "x in (a),y in (b)"), ("x!=a", "x notin (a)"), ("x>1,!y", "x>1,!y")] {
             assert_eq!(parse(text, LATEST).map(|s| s.format()), Ok(written.to_string()), "{text}");
         }
+    }
+
+    /// Upstream's two text paths: `labels.Parse(s).String()` ([`normalize`]) keeps each operator
+    /// as written; `metav1.FormatLabelSelector` / `LabelSelectorAsSelector(s).String()`
+    /// ([`LabelSelector::format`]) writes a `matchLabels` entry `a=b` and an `In` expression
+    /// `a in (b)`. A parsed selector selects as both (it is compared as a value), and is written
+    /// by `normalize` only.
+    #[test]
+    fn a_selector_is_written_by_the_path_it_came_from() {
+        for (text, string) in [
+            ("a=b", "a=b"),
+            ("a==b", "a==b"),
+            ("a!=b", "a!=b"),
+            ("a in (b)", "a in (b)"),
+            (" b=1 , a = 2", "a=2,b=1"),
+            ("tier notin (y,x), app==web", "app==web,tier notin (x,y)"),
+        ] {
+            assert_eq!(normalize(text, LATEST), Ok(string.to_string()), "{text:?}");
+        }
+        let match_labels = LabelSelector { match_labels: labels(&[("a", "b")]), match_expressions: Vec::new() };
+        assert_eq!(match_labels.format(), "a=b");
+        let expression =
+            LabelSelector { match_labels: BTreeMap::new(), match_expressions: vec![requirement("a", "In", &["b"])] };
+        assert_eq!(expression.format(), "a in (b)");
+        // `a=b`, `a==b` and `a in (b)` parse to one value; each selects as both LabelSelectors.
+        let parsed = parse("a=b", LATEST);
+        assert_eq!(parsed, parse("a==b", LATEST));
+        assert_eq!(parsed, parse("a in (b)", LATEST));
+        assert_eq!(parsed.as_ref().ok(), Some(&expression));
+        for pod in [labels(&[("a", "b")]), labels(&[("a", "c")]), labels(&[])] {
+            let selects = parsed.as_ref().is_ok_and(|s| s.matches(&pod));
+            assert_eq!(selects, match_labels.matches(&pod), "{pod:?}");
+            assert_eq!(selects, expression.matches(&pod), "{pod:?}");
+        }
+        assert_ne!(parse("a!=b", LATEST), parsed);
+        assert_eq!(parse("a!=b", LATEST), parse("a notin (b)", LATEST));
     }
 
     /// `Requirement.String` for every operator; several values sorted, duplicates kept.

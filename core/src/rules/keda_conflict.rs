@@ -14,12 +14,22 @@ crate::declare_rule! {
     /// `scaledobject.keda.sh/transfer-hpa-ownership: "true"`, KEDA adopts the existing HPA of
     /// that name instead. Either is the ScaledObject's own HPA, not a second one.
     ///
-    /// A paused ScaledObject (`autoscaling.keda.sh/paused-replicas`, or
-    /// `autoscaling.keda.sh/paused` with any value but one Go reads as false: KEDA's
-    /// `NeedToBePausedByAnnotation`) has no HPA: KEDA stops its scale loop and deletes its HPA
+    /// A paused ScaledObject has no HPA: KEDA stops its scale loop and deletes its HPA
     /// (`reconcileScaledObject`, `ensureHPAForScaledObjectIsDeleted`), so this HPA scales the
     /// workload alone while the pause lasts. The conflict comes back with KEDA's HPA when the
-    /// annotation is removed: the finding is then a note (info), which says so.
+    /// annotation is removed: the finding is then a note (info), which says so. KEDA's
+    /// `NeedToBePausedByAnnotation` decides what pauses:
+    ///
+    /// - `autoscaling.keda.sh/paused-replicas`, when present, alone (`paused` is then not
+    ///   read): a count KEDA scales the target to (an `int32`, 0 or more, as
+    ///   `strconv.ParseInt(value, 10, 32)` reads it) pauses once it is reached. A value that is
+    ///   no such count (`"three"`, `"-1"`) never pauses, and KEDA cannot build or update its HPA
+    ///   while it is there (an HPA it made before stays): the conflict stands, and the finding
+    ///   says why the pause does not happen.
+    /// - else `autoscaling.keda.sh/paused` with any value but one Go's `strconv.ParseBool` reads
+    ///   as false (`"false"`, `"0"`, `"f"`): `"true"`, and a value that is no boolean such as
+    ///   `"yes"`, pause.
+    ///
     /// `autoscaling.keda.sh/paused-scale-in` and `paused-scale-out` keep KEDA's HPA (one
     /// direction disabled in its behavior): the conflict stands.
     ///
@@ -101,6 +111,19 @@ impl Rule for KedaConflict {
         for so in objects.scaled_objects(cx.namespace()) {
             if so.target_kind == t.kind && so.target_name == t.name && !so.controls(&cx.effective.metadata) {
                 let mut f = match &so.paused {
+                    // No pause: a `paused-replicas` KEDA cannot apply leaves its HPA in place.
+                    None if so.pause_refused.is_some() => Finding::new(
+                        &Self::META,
+                        "spec.scaleTargetRef",
+                        format!(
+                            "KEDA ScaledObject {} also scales {} {}, and it is not paused: {}, so KEDA does not pause it, and cannot build or update its HPA ({}) until the annotation is fixed or removed; an HPA it made before stays, and the controller refuses to scale pods of several HPAs (AmbiguousSelector)",
+                            so.id.name,
+                            t.kind,
+                            t.name,
+                            so.pause_refused.as_deref().unwrap_or_default(),
+                            so.hpa_name
+                        ),
+                    ),
                     None => Finding::new(
                         &Self::META,
                         "spec.scaleTargetRef",

@@ -773,6 +773,12 @@ pub struct ScaledObject {
     /// deletes the HPA named [`hpa_name`](Self::hpa_name), and makes it again once the
     /// annotation is gone.
     pub paused: Option<String>,
+    /// An `autoscaling.keda.sh/paused-replicas` that does not pause it, as written, with why:
+    /// a value KEDA cannot scale the target to (not an `int32` to `strconv.ParseInt`, or
+    /// negative). KEDA then never records `status.pausedReplicaCount`, so it does not pause
+    /// (and `autoscaling.keda.sh/paused` is not read), and cannot build or update its HPA
+    /// (`newHPAForScaledObject` fails on the count): an HPA it made before stays.
+    pub pause_refused: Option<String>,
 }
 
 impl ScaledObject {
@@ -2691,8 +2697,14 @@ pub fn scaled_object_from_json(id: ObjectId, v: &Value) -> ScaledObject {
         .is_some_and(|a| a == "true");
     let annotations = v.pointer("/metadata/annotations");
     let annotation = |key: &str| annotations.and_then(|a| a.get(key)).and_then(Value::as_str);
-    let paused = keda_pause(annotation(KEDA_PAUSED_REPLICAS), annotation(KEDA_PAUSED));
-    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa, paused }
+    let recorded = v.pointer("/status/pausedReplicaCount").is_some_and(|c| !c.is_null());
+    let (paused, pause_refused) = match keda_pause(annotation(KEDA_PAUSED_REPLICAS), annotation(KEDA_PAUSED), recorded)
+    {
+        KedaPause::None => (None, None),
+        KedaPause::Paused(annotation) => (Some(annotation), None),
+        KedaPause::Refused(why) => (None, Some(why)),
+    };
+    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa, paused, pause_refused }
 }
 
 /// KEDA's annotation that pauses a ScaledObject at a replica count.
@@ -2700,23 +2712,58 @@ const KEDA_PAUSED_REPLICAS: &str = "autoscaling.keda.sh/paused-replicas";
 /// KEDA's annotation that pauses a ScaledObject where it stands.
 const KEDA_PAUSED: &str = "autoscaling.keda.sh/paused";
 
-/// The annotation that pauses a ScaledObject, written as it is, given the values of its
-/// `autoscaling.keda.sh/paused-replicas` and `autoscaling.keda.sh/paused` annotations: KEDA's
-/// `ScaledObject.NeedToBePausedByAnnotation` (`apis/keda/v1alpha1/scaledobject_types.go`).
-/// `paused-replicas` wins whatever `paused` says: KEDA scales the target to that count (its
-/// status then records it, `status.pausedReplicaCount`; a manifest has no status yet, and is
-/// taken where KEDA brings it), then pauses. Else `paused` pauses unless its value reads as
-/// false to Go's `strconv.ParseBool` (`0`, `f`, `F`, `false`, `False`, `FALSE`): a value that
-/// is no boolean pauses too. Paused, `reconcileScaledObject` stops the scale loop and deletes
-/// the HPA (`ensureHPAForScaledObjectIsDeleted`). `paused-scale-in` and `paused-scale-out`
-/// keep the HPA (its behavior disables one direction): they are not a pause here.
-fn keda_pause(paused_replicas: Option<&str>, paused: Option<&str>) -> Option<String> {
+/// What KEDA's pause annotations do to a ScaledObject ([`keda_pause`]).
+#[derive(Debug, Clone, PartialEq)]
+enum KedaPause {
+    /// Not paused.
+    None,
+    /// Paused by this annotation, written as it is.
+    Paused(String),
+    /// An `autoscaling.keda.sh/paused-replicas` that does not pause, written as it is, with why.
+    Refused(String),
+}
+
+/// Whether a ScaledObject is paused, given its `autoscaling.keda.sh/paused-replicas` and
+/// `autoscaling.keda.sh/paused` annotations and whether its status records a
+/// `pausedReplicaCount`: KEDA's `ScaledObject.NeedToBePausedByAnnotation`
+/// (`apis/keda/v1alpha1/scaledobject_types.go`, KEDA main as stored), one reading for the KEDA
+/// releases still run (2.14 on). KEDA's CHANGELOG: a pause deletes the HPA from 2.11
+/// (kedacore/keda#4253), `paused` exists on ScaledObjects from 2.12 (#3304), and
+/// `paused: "false"` stopped pausing in 2.13 (#5215).
+///
+/// - With `paused-replicas`, it alone decides (`paused` is not read): the ScaledObject is
+///   paused once `status.pausedReplicaCount` is recorded. The scale executor
+///   (`pkg/scaling/executor/scale_scaledobjects.go`) records it after scaling the target to the
+///   count, read by `GetPausedReplicaCount` with `strconv.ParseInt(value, 10, 32)`. A count it
+///   reaches (an `int32`, 0 or more) pauses: a manifest has no status yet and is taken where
+///   KEDA brings it. A value that does not parse (`"three"`, `" 3"`, `"3000000000"`) or a
+///   negative count (the scale subresource refuses it) is never recorded: no pause, and
+///   `newHPAForScaledObject` fails on it, so KEDA neither builds nor updates its HPA. A status
+///   that already records a count (a live object whose annotation was changed since) keeps it
+///   paused.
+/// - Else `paused` pauses unless Go's `strconv.ParseBool` reads its value as false (`0`, `f`,
+///   `F`, `false`, `False`, `FALSE`): a value that is no boolean (`"yes"`, `""`) pauses too.
+///
+/// Paused, `reconcileScaledObject` stops the scale loop and deletes the HPA
+/// (`ensureHPAForScaledObjectIsDeleted`). `paused-scale-in` and `paused-scale-out` keep the HPA
+/// (its behavior disables one direction): they are not a pause here.
+fn keda_pause(paused_replicas: Option<&str>, paused: Option<&str>, recorded: bool) -> KedaPause {
     if let Some(count) = paused_replicas {
-        return Some(format!("{KEDA_PAUSED_REPLICAS}: {}", crate::go::quote(count)));
+        let written = format!("{KEDA_PAUSED_REPLICAS}: {}", crate::go::quote(count));
+        // Rust's `i32` parse reads what `strconv.ParseInt(s, 10, 32)` reads: an optional sign,
+        // then decimal digits, in range.
+        return match count.parse::<i32>() {
+            _ if recorded => KedaPause::Paused(written),
+            Ok(n) if n >= 0 => KedaPause::Paused(written),
+            Ok(_) => KedaPause::Refused(format!("{written} is negative, a count KEDA cannot scale the target to")),
+            Err(_) => {
+                KedaPause::Refused(format!("{written} is not a replica count (KEDA reads it with strconv.ParseInt)"))
+            }
+        };
     }
-    let value = paused?;
+    let Some(value) = paused else { return KedaPause::None };
     let false_ = matches!(value, "0" | "f" | "F" | "false" | "False" | "FALSE");
-    (!false_).then(|| format!("{KEDA_PAUSED}: {}", crate::go::quote(value)))
+    if false_ { KedaPause::None } else { KedaPause::Paused(format!("{KEDA_PAUSED}: {}", crate::go::quote(value))) }
 }
 
 impl Default for ObjectId {
@@ -2986,7 +3033,7 @@ mod tests {
         assert!(!adopting.controls(&meta("keda-hpa-kd", vec![])));
     }
 
-    /// KEDA's `NeedToBePausedByAnnotation`: `paused-replicas` pauses whatever `paused` says;
+    /// KEDA's `NeedToBePausedByAnnotation`: `paused-replicas` decides whatever `paused` says;
     /// `paused` pauses unless Go's `ParseBool` reads it as false (a value that is no boolean
     /// pauses).
     #[test]
@@ -3012,6 +3059,52 @@ mod tests {
             Some("autoscaling.keda.sh/paused-replicas: \"0\"")
         );
         assert_eq!(paused(json!({"autoscaling.keda.sh/paused-scale-in": "true"})), None, "one direction: not paused");
+    }
+
+    /// `paused-replicas` pauses once KEDA records the count it scaled the target to
+    /// (`status.pausedReplicaCount`): a count it can reach (`strconv.ParseInt(v, 10, 32)`, 0 or
+    /// more) does, any other value never does, and then `paused` is not read either.
+    #[test]
+    fn paused_replicas_pauses_only_at_a_count_keda_reaches() {
+        let read = |object: Value| scaled_object_from_json(ObjectId::default(), &object);
+        let with = |annotations: Value| read(json!({"metadata": {"annotations": annotations}, "spec": {}}));
+        for count in ["0", "3", "+3", "03", "-0", "2147483647"] {
+            let so = with(json!({"autoscaling.keda.sh/paused-replicas": count}));
+            assert_eq!(so.paused, Some(format!("autoscaling.keda.sh/paused-replicas: {count:?}")), "{count:?}");
+            assert_eq!(so.pause_refused, None, "{count:?}");
+        }
+        for bad in ["three", "", " 3", "3 ", "3.0", "1e3", "0x10", "1_000", "2147483648", "-1", "-2147483648"] {
+            let so = with(json!({"autoscaling.keda.sh/paused-replicas": bad, "autoscaling.keda.sh/paused": "true"}));
+            assert_eq!(so.paused, None, "{bad:?}: not paused, and `paused` is not read");
+            assert!(
+                so.pause_refused
+                    .as_deref()
+                    .is_some_and(|w| w.starts_with(&format!("autoscaling.keda.sh/paused-replicas: {bad:?} is "))),
+                "{bad:?}: {:?}",
+                so.pause_refused
+            );
+        }
+        assert_eq!(
+            with(json!({"autoscaling.keda.sh/paused-replicas": "-1"})).pause_refused.as_deref(),
+            Some("autoscaling.keda.sh/paused-replicas: \"-1\" is negative, a count KEDA cannot scale the target to")
+        );
+        assert_eq!(
+            with(json!({"autoscaling.keda.sh/paused-replicas": "x"})).pause_refused.as_deref(),
+            Some(
+                "autoscaling.keda.sh/paused-replicas: \"x\" is not a replica count (KEDA reads it with strconv.ParseInt)"
+            )
+        );
+        // A live object whose status records a count stays paused whatever the annotation says.
+        let live = read(json!({
+            "metadata": {"annotations": {"autoscaling.keda.sh/paused-replicas": "x"}},
+            "spec": {},
+            "status": {"pausedReplicaCount": 2},
+        }));
+        assert_eq!(live.paused.as_deref(), Some("autoscaling.keda.sh/paused-replicas: \"x\""));
+        assert_eq!(live.pause_refused, None);
+        // A recorded count without the annotation: KEDA clears it (`removePausedStatus`).
+        let resumed = read(json!({"spec": {}, "status": {"pausedReplicaCount": 2}}));
+        assert_eq!((resumed.paused, resumed.pause_refused), (None, None));
     }
 
     /// `stronger` of the VPA: the first created, then by name; without a creation time (a
