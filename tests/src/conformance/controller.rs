@@ -700,7 +700,7 @@ fn ids_named(hpa: &HorizontalPodAutoscaler, type_: &str, name: &str) -> Vec<Metr
     ids
 }
 
-fn sync_input(s: &Value, hpa: &HorizontalPodAutoscaler) -> R<SyncInput> {
+fn sync_input(s: &Value, hpa: &HorizontalPodAutoscaler, release: KubernetesVersion) -> R<SyncInput> {
     let scale = field(s, "scale")?;
     let selector = scale.get("selector").and_then(Value::as_str).unwrap_or("").to_string();
     let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or(false);
@@ -726,8 +726,9 @@ fn sync_input(s: &Value, hpa: &HorizontalPodAutoscaler) -> R<SyncInput> {
         input.scale_update_conflict = Some("fake scale update conflict".into());
     }
     if flag("selector_unparsable") {
-        // `labels.Parse`'s own error (hpa-core's one parser), as the controller words it.
-        let error = hpa_core::api::labels::parse(&selector, hpa_core::features::KubernetesVersion::LATEST)
+        // `labels.Parse`'s own error (hpa-core's one parser) in the vector's release, as the
+        // controller words it.
+        let error = hpa_core::api::labels::parse(&selector, release)
             .err()
             .map_or_else(|| format!("unable to parse requirement: {selector:?}"), |e| e.to_string());
         input.selector_parse_error = Some(error.into());
@@ -844,7 +845,7 @@ pub fn run_timeline(vector: &Value) -> (bool, Value) {
         let mut pass = true;
         let mut syncs = Vec::new();
         for s in array_of(vector, "syncs")? {
-            let input = sync_input(s, &hpa)?;
+            let input = sync_input(s, &hpa, config.gates.version())?;
             let result = autoscaler.reconcile(&input);
             let (ok, got) = compare(&sync_got(result), s.get("expect").unwrap_or(&Value::Null));
             pass &= ok;
