@@ -1297,12 +1297,21 @@ async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Then quiet, with bookmarks every 50 ms: the event ages, the watch is heard from.
+    // (A loaded machine may leave the cache's thread without a turn for a while: the bookmark is
+    // waited for, within a bound, rather than expected at the first scrape.)
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let text = scrape(&mut conn).await;
-    let (since_event, since_heard) =
-        (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
-    assert!(since_event > 1.4, "{text}");
-    assert!(since_heard < 1.0, "{text}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = scrape(&mut conn).await;
+        let (since_event, since_heard) =
+            (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
+        assert!(since_event > 1.4, "{text}");
+        if since_heard < 1.0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no bookmark heard within 10 s: {text}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     server.stop().await;
 }
 
