@@ -24,8 +24,9 @@
 //!   update changes only metadata: those are warnings that say why they were allowed.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
-//! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
-//! malformed gets `allowed: false` with the reason.
+//! that is not a v1 (or v1beta1) AdmissionReview with a uid gets HTTP 400; a review whose
+//! request is malformed gets `allowed: false` with the reason. The answer is a review of the
+//! request's version.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -53,7 +54,8 @@ use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{
-    self, AdmissionRequest, AdmissionResponse, Rejection, ResponseReview, Status, StatusCause, StatusDetails,
+    self, AdmissionRequest, AdmissionResponse, Rejection, ResponseReview, ReviewVersion, Status, StatusCause,
+    StatusDetails,
 };
 
 /// Longest warning, in characters: what kube-apiserver keeps of each warning once a response's
@@ -106,10 +108,15 @@ pub struct ContextReport {
 }
 
 impl Answer {
-    pub(crate) fn review(response: &AdmissionResponse, operation: OperationLabel, outcome: OutcomeLabel) -> Answer {
+    pub(crate) fn review(
+        response: &AdmissionResponse,
+        version: ReviewVersion,
+        operation: OperationLabel,
+        outcome: OutcomeLabel,
+    ) -> Answer {
         Answer {
             status: 200,
-            body: ResponseReview::new(response).to_vec(),
+            body: ResponseReview::in_version(response, version).to_vec(),
             operation,
             outcome,
             context: ContextReport::default(),
@@ -337,10 +344,11 @@ impl Reviewer {
                 tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
                 return Read { endpoint, state: ReadState::Answered(Answer::bad_request(message)) };
             }
-            Err(Rejection::Invalid { uid, message }) => {
+            Err(Rejection::Invalid { version, uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
                 let answer = Answer::review(
                     &AdmissionResponse::invalid(&uid, message),
+                    version,
                     OperationLabel::Unknown,
                     OutcomeLabel::Invalid,
                 );
@@ -386,7 +394,7 @@ impl Reviewer {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer { context: report, ..Answer::review(&response, operation, outcome) }
+        Answer { context: report, ..Answer::review(&response, request.review_version, operation, outcome) }
     }
 
     #[expect(clippy::too_many_arguments, reason = "one review's parts, each read once")]
