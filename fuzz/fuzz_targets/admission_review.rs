@@ -9,8 +9,8 @@
 //!   a valid HPA; under no policy, or under one that sets behavior defaults and constraints.
 //!
 //! Invariants:
-//! - the handler answers 200 with an `admission.k8s.io/v1` AdmissionReview that carries the
-//!   request's uid, or 400 with a reason for a body that is not an AdmissionReview (never for a
+//! - the handler answers 200 with an AdmissionReview of the request's version (`admission.k8s.io/v1`
+//!   or `v1beta1`) that carries the request's uid, or 400 with a reason for a body that is not an AdmissionReview (never for a
 //!   well-formed envelope); a denial carries a status with a code and a message;
 //! - every patch `/mutate` returns is a base64 JSONPatch that applies to the object sent;
 //! - mutation is idempotent: the patched object, sent again, needs no patch;
@@ -77,10 +77,10 @@ fuzz_target!(|data: &[u8]| {
                 if answer.status == 400 {
                     assert!(!answer.body.is_empty(), "a 400 says why");
                 } else {
-                    let uid = serde_json::from_slice::<Value>(rest)
-                        .ok()
-                        .and_then(|v| v["request"]["uid"].as_str().map(str::to_string));
-                    check_review(answer.status, &answer.body, uid.as_deref());
+                    let sent = serde_json::from_slice::<Value>(rest).ok();
+                    let uid = sent.as_ref().and_then(|v| v["request"]["uid"].as_str().map(str::to_string));
+                    let version = sent.as_ref().and_then(|v| v["apiVersion"].as_str().map(str::to_string));
+                    check_review(answer.status, &answer.body, uid.as_deref(), version.as_deref());
                 }
             }
         }
@@ -143,14 +143,19 @@ fn review(endpoint: Endpoint, object: &Value, old: Option<&Value>, namespace: &s
     let body = serde_json::to_vec(&body).expect("JSON values serialize");
     let answer = ADMISSION.review(endpoint, &body, policy);
     assert_eq!(answer.status, 200, "a well-formed review gets 200: {}", String::from_utf8_lossy(&answer.body));
-    check_review(answer.status, &answer.body, Some(UID))
+    check_review(answer.status, &answer.body, Some(UID), Some("admission.k8s.io/v1"))
 }
 
-/// The answer is an AdmissionReview for the request's uid; a denial says why.
-fn check_review(status: u16, body: &[u8], uid: Option<&str>) -> Value {
+/// The answer is an AdmissionReview of the request's version (`api_version`, when the request
+/// body says it) for the request's uid; a denial says why.
+fn check_review(status: u16, body: &[u8], uid: Option<&str>, api_version: Option<&str>) -> Value {
     assert_eq!(status, 200, "an answer is 200 or 400");
     let review: Value = serde_json::from_slice(body).expect("the answer is JSON");
-    assert_eq!(review["apiVersion"], "admission.k8s.io/v1");
+    let answered = review["apiVersion"].as_str().unwrap_or_default();
+    assert!(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"].contains(&answered), "{review}");
+    if let Some(sent) = api_version {
+        assert_eq!(answered, sent, "the answer is in the request's version");
+    }
     assert_eq!(review["kind"], "AdmissionReview");
     let response = &review["response"];
     if let Some(uid) = uid {

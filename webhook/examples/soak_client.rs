@@ -390,7 +390,7 @@ const CASES: &[(&str, u32, Category, &str)] = &[
     ("body empty", 1, Category::MalformedBody, EITHER),
     ("body JSON array", 1, Category::MalformedBody, EITHER),
     ("body other JSON", 1, Category::MalformedBody, EITHER),
-    ("apiVersion v1beta1", 1, Category::MalformedBody, EITHER),
+    ("apiVersion v1alpha1", 1, Category::MalformedBody, EITHER),
     ("kind ConversionReview", 1, Category::MalformedBody, EITHER),
     ("review without request", 1, Category::MalformedBody, EITHER),
     ("request without uid", 1, Category::MalformedBody, EITHER),
@@ -604,10 +604,10 @@ fn build(
             let body = Bytes::from_static(body);
             return Prepared { case, category, path, body, streamed: false, expect: http400(needle) };
         }
-        "apiVersion v1beta1" => {
+        "apiVersion v1alpha1" => {
             let mut r = review(uid, "CREATE", &stored, None);
-            r["apiVersion"] = json!("admission.k8s.io/v1beta1");
-            (r, http400("got \"admission.k8s.io/v1beta1\""))
+            r["apiVersion"] = json!("admission.k8s.io/v1alpha1");
+            (r, http400("got \"admission.k8s.io/v1alpha1\""))
         }
         "kind ConversionReview" => {
             let mut r = review(uid, "CREATE", &stored, None);

@@ -24,8 +24,9 @@
 //!   update changes only metadata: those are warnings that say why they were allowed.
 //!
 //! Requests for other resources, subresources or operations are admitted untouched. A body
-//! that is not a v1 AdmissionReview with a uid gets HTTP 400; a review whose request is
-//! malformed gets `allowed: false` with the reason.
+//! that is not a v1 (or v1beta1) AdmissionReview with a uid gets HTTP 400; a review whose
+//! request is malformed gets `allowed: false` with the reason. The answer is a review of the
+//! request's version.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -53,7 +54,8 @@ use crate::metrics::{Endpoint, OperationLabel, OutcomeLabel};
 use crate::patch;
 use crate::policy::{Effective, Enforcement, Policy, Violation};
 use crate::review::{
-    self, AdmissionRequest, AdmissionResponse, Rejection, ResponseReview, Status, StatusCause, StatusDetails,
+    self, AdmissionRequest, AdmissionResponse, Rejection, ResponseReview, ReviewVersion, Status, StatusCause,
+    StatusDetails,
 };
 
 /// Longest warning, in characters: what kube-apiserver keeps of each warning once a response's
@@ -106,10 +108,15 @@ pub struct ContextReport {
 }
 
 impl Answer {
-    pub(crate) fn review(response: &AdmissionResponse, operation: OperationLabel, outcome: OutcomeLabel) -> Answer {
+    pub(crate) fn review(
+        response: &AdmissionResponse,
+        version: ReviewVersion,
+        operation: OperationLabel,
+        outcome: OutcomeLabel,
+    ) -> Answer {
         Answer {
             status: 200,
-            body: ResponseReview::new(response).to_vec(),
+            body: ResponseReview::in_version(response, version).to_vec(),
             operation,
             outcome,
             context: ContextReport::default(),
@@ -337,10 +344,11 @@ impl Reviewer {
                 tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
                 return Read { endpoint, state: ReadState::Answered(Answer::bad_request(message)) };
             }
-            Err(Rejection::Invalid { uid, message }) => {
+            Err(Rejection::Invalid { version, uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
                 let answer = Answer::review(
                     &AdmissionResponse::invalid(&uid, message),
+                    version,
                     OperationLabel::Unknown,
                     OutcomeLabel::Invalid,
                 );
@@ -386,7 +394,7 @@ impl Reviewer {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer { context: report, ..Answer::review(&response, operation, outcome) }
+        Answer { context: report, ..Answer::review(&response, request.review_version, operation, outcome) }
     }
 
     #[expect(clippy::too_many_arguments, reason = "one review's parts, each read once")]
@@ -594,6 +602,11 @@ impl Reviewer {
         // denial.
         let target_absent = matches!(target, Some(TargetRead::Absent(_) | TargetRead::NotServed(_)));
         let mut denying: Vec<(&Finding, &str)> = Vec::new();
+        // The findings' warnings, said most severe first (in the report's order within a
+        // severity): kube-apiserver passes on the first 4096 characters of a response's warnings
+        // ([`AdmissionResponse::with_warnings`]), so an error-level finding is never the one left
+        // out for a run of warning-level ones.
+        let mut finding_warnings: Vec<(Severity, String)> = Vec::new();
         for f in findings.iter().filter(|f| f.rule.id != rules::INVALID.id) {
             if let Some(origin) = effective.denies(f.rule.id) {
                 if f.rule.id == rules::TARGET_NOT_FOUND.id && !target_absent {
@@ -611,10 +624,12 @@ impl Reviewer {
                         .or_else(|| index.and_then(|i| i.ignore(id)))
                 })
             {
-                warnings.push(finding_warning(f));
+                finding_warnings.push((f.severity, finding_warning(f)));
                 report.findings.extend(f.rule.needs_objects.then_some(f.rule.id));
             }
         }
+        finding_warnings.sort_by_key(|(severity, _)| std::cmp::Reverse(*severity));
+        warnings.extend(finding_warnings.into_iter().map(|(_, w)| w));
         // `denyRules` ratchet as kube-apiserver's ratcheting validation does: an UPDATE is denied
         // only for findings the stored object did not already have (a label added to an HPA whose
         // Deployment pins its replicas is not refused for HPA410), and never when it is exempt.
@@ -909,14 +924,22 @@ fn finding_error(finding: &Finding, origin: &str) -> FieldError {
     error
 }
 
-/// One line of at most [`MAX_WARNING_CHARS`] characters (control characters become spaces; a
-/// longer text is cut and ends with `…`).
+/// One line of at most [`MAX_WARNING_CHARS`] characters: control characters become spaces
+/// (kube-apiserver drops a warning that has one: `NewWarningHeader` in
+/// `k8s.io/apimachinery/pkg/util/net/http.go` refuses it, and the recorder skips it); a longer
+/// text is cut at the last clause it can keep whole (before `: `, `; `, `, ` or ` (` in its
+/// second half, else before the last space there) and ends with `…`, so that what is said is
+/// never cut in the middle of a word or a value.
 pub fn short(text: &str) -> String {
     let clean = |c: char| if c.is_control() { ' ' } else { c };
     if text.chars().count() <= MAX_WARNING_CHARS {
         return text.chars().map(clean).collect();
     }
-    let mut out: String = text.chars().take(MAX_WARNING_CHARS - 1).map(clean).collect();
+    let head: String = text.chars().take(MAX_WARNING_CHARS - 1).map(clean).collect();
+    let half = head.len() / 2;
+    let clause = [": ", "; ", ", ", " ("].iter().filter_map(|b| head.rfind(b)).filter(|&i| i >= half).max();
+    let cut = clause.or_else(|| head.rfind(' ').filter(|&i| i >= half)).unwrap_or(head.len());
+    let mut out = head.get(..cut).unwrap_or(&head).trim_end().to_string();
     out.push('…');
     out
 }
@@ -1008,6 +1031,12 @@ mod tests {
         let long = finding_warning(&finding(&"x".repeat(MAX_WARNING_CHARS + 80)));
         assert_eq!(long.chars().count(), MAX_WARNING_CHARS);
         assert!(long.ends_with('…'));
+        // Cut at the last clause that fits whole, never inside a word or a value.
+        let clauses = format!("{}: {}, {} (why)", "a".repeat(100), "b".repeat(100), "c".repeat(100));
+        assert_eq!(short(&clauses), format!("{}: {}…", "a".repeat(100), "b".repeat(100)));
+        let words = "word ".repeat(60);
+        let cut = short(&words);
+        assert!(cut.chars().count() <= MAX_WARNING_CHARS && cut.ends_with("word…"), "{cut}");
         assert_eq!(short("a\nb\tc"), "a b c");
         assert_eq!(short(&"é".repeat(MAX_WARNING_CHARS)), "é".repeat(MAX_WARNING_CHARS));
     }

@@ -1,5 +1,6 @@
-//! The `admission.k8s.io/v1` AdmissionReview wire format: the request as kube-apiserver sends
-//! it, borrowed from the body, and the response we send back.
+//! The AdmissionReview wire format (`admission.k8s.io/v1`, and `v1beta1` for a configuration
+//! that lists only it): the request as kube-apiserver sends it, borrowed from the body, and the
+//! response we send back, in the request's version.
 //!
 //! These mirror `k8s.io/api/admission/v1/types.go` (and kube-core's `admission` module) with
 //! two differences that matter here: `object` and `oldObject` stay raw JSON, because the
@@ -15,8 +16,11 @@ use serde_json::{Value, json};
 
 use crate::admission::short;
 
-/// `apiVersion` of the reviews this server answers.
+/// `apiVersion` of the reviews this server answers (and of those the manifests ask for).
 pub const API_VERSION: &str = "admission.k8s.io/v1";
+/// `apiVersion` of the reviews kube-apiserver sends a webhook whose `admissionReviewVersions`
+/// lists `v1beta1` before `v1` (`CreateAdmissionObjects`), answered in kind.
+pub const API_VERSION_V1BETA1: &str = "admission.k8s.io/v1beta1";
 /// `kind` of the reviews this server answers.
 pub const KIND: &str = "AdmissionReview";
 /// The only `patchType` of admission v1.
@@ -27,10 +31,47 @@ pub const PATCH_TYPE_JSON_PATCH: &str = "JSONPatch";
 /// ([`MAX_WARNING_CHARS`](crate::admission::MAX_WARNING_CHARS)) and, once the cut ones reach it again, drops the rest.
 pub const MAX_TOTAL_WARNING_CHARS: usize = 4096;
 
+/// The version of an AdmissionReview: kube-apiserver sends the first of the webhook's
+/// `admissionReviewVersions` it knows (`CreateAdmissionObjects` in
+/// `k8s.io/apiserver/pkg/admission/plugin/webhook/request/admissionreview.go`) and reads the
+/// answer as that version: for `v1` it requires `apiVersion: admission.k8s.io/v1` and
+/// `kind: AdmissionReview` back (`VerifyAdmissionResponse`). The two carry the same request and
+/// response fields.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReviewVersion {
+    /// `admission.k8s.io/v1`.
+    #[default]
+    V1,
+    /// `admission.k8s.io/v1beta1`.
+    V1beta1,
+}
+
+impl ReviewVersion {
+    /// The version of an `apiVersion`, if it is one this server answers.
+    pub fn of(api_version: &str) -> Option<ReviewVersion> {
+        match api_version {
+            API_VERSION => Some(ReviewVersion::V1),
+            API_VERSION_V1BETA1 => Some(ReviewVersion::V1beta1),
+            _ => None,
+        }
+    }
+
+    /// Its `apiVersion`.
+    pub fn api_version(self) -> &'static str {
+        match self {
+            ReviewVersion::V1 => API_VERSION,
+            ReviewVersion::V1beta1 => API_VERSION_V1BETA1,
+        }
+    }
+}
+
 /// `AdmissionRequest`, borrowed from the request body.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AdmissionRequest<'a> {
+    /// The version of the review that carried it (the answer's).
+    #[serde(skip)]
+    pub review_version: ReviewVersion,
     /// Identifies this admission call; echoed in the response.
     #[serde(borrow)]
     pub uid: Cow<'a, str>,
@@ -113,14 +154,16 @@ pub struct GroupVersionResource<'a> {
 /// Why a body could not be read as an AdmissionReview request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {
-    /// No AdmissionResponse can be formed (not JSON, not a v1 AdmissionReview, no request or
-    /// no uid): answered with HTTP 400.
+    /// No AdmissionResponse can be formed (not JSON, not a v1 or v1beta1 AdmissionReview, no
+    /// request or no uid): answered with HTTP 400.
     #[error("{0}")]
     BadRequest(String),
     /// An AdmissionReview with a uid whose request is malformed: answered with HTTP 200 and
     /// `allowed: false` (kube-rs `AdmissionResponse::invalid`).
     #[error("{message}")]
     Invalid {
+        /// The review's version (the answer's).
+        version: ReviewVersion,
         /// The request's uid.
         uid: String,
         /// What is wrong.
@@ -156,14 +199,16 @@ struct UidOnly<'a> {
     uid: Option<Cow<'a, str>>,
 }
 
-/// Reads an `admission.k8s.io/v1` AdmissionReview and returns its request.
+/// Reads an `admission.k8s.io/v1` (or `v1beta1`) AdmissionReview and returns its request, which
+/// says its review's version ([`AdmissionRequest::review_version`]).
 pub fn parse(body: &[u8]) -> Result<AdmissionRequest<'_>, Rejection> {
     // One pass over the body when all is well; a second one only to explain a failure.
-    if let Ok(Review { api_version: Some(v), kind: Some(k), request: Some(request) }) = serde_json::from_slice(body)
-        && v == API_VERSION
+    if let Ok(Review { api_version: Some(v), kind: Some(k), request: Some(mut request) }) = serde_json::from_slice(body)
+        && let Some(version) = ReviewVersion::of(&v)
         && k == KIND
         && !request.uid.is_empty()
     {
+        request.review_version = version;
         return Ok(request);
     }
     let envelope: Envelope<'_> = serde_json::from_slice(body).map_err(|e| {
@@ -174,12 +219,12 @@ pub fn parse(body: &[u8]) -> Result<AdmissionRequest<'_>, Rejection> {
         })
     })?;
     let (api_version, kind) = (envelope.api_version.as_deref().unwrap_or(""), envelope.kind.as_deref().unwrap_or(""));
-    if api_version != API_VERSION || kind != KIND {
+    let Some(version) = ReviewVersion::of(api_version).filter(|_| kind == KIND) else {
         return Err(Rejection::BadRequest(format!(
             "expected apiVersion {API_VERSION:?} and kind {KIND:?}, got {api_version:?} and {kind:?} \
              (set admissionReviewVersions: [v1] in the webhook configuration)"
         )));
-    }
+    };
     let Some(raw) = envelope.request.filter(|r| r.get() != "null") else {
         return Err(Rejection::BadRequest("the AdmissionReview has no request".into()));
     };
@@ -187,11 +232,13 @@ pub fn parse(body: &[u8]) -> Result<AdmissionRequest<'_>, Rejection> {
         Ok(request) if request.uid.is_empty() => {
             Err(Rejection::BadRequest("the AdmissionReview request has no uid".into()))
         }
-        Ok(request) => Ok(request),
+        Ok(request) => Ok(AdmissionRequest { review_version: version, ..request }),
         Err(e) => match serde_json::from_str::<UidOnly<'_>>(raw.get()).ok().and_then(|u| u.uid) {
-            Some(uid) if !uid.is_empty() => {
-                Err(Rejection::Invalid { uid: uid.into_owned(), message: format!("malformed AdmissionRequest: {e}") })
-            }
+            Some(uid) if !uid.is_empty() => Err(Rejection::Invalid {
+                version,
+                uid: uid.into_owned(),
+                message: format!("malformed AdmissionRequest: {e}"),
+            }),
             _ => Err(Rejection::BadRequest(format!("malformed AdmissionRequest without a uid: {e}"))),
         },
     }
@@ -276,9 +323,15 @@ pub struct ResponseReview<'a> {
 }
 
 impl<'a> ResponseReview<'a> {
-    /// Wraps a response.
+    /// Wraps a response in an `admission.k8s.io/v1` review.
     pub fn new(response: &'a AdmissionResponse) -> Self {
-        ResponseReview { api_version: API_VERSION, kind: KIND, response }
+        ResponseReview::in_version(response, ReviewVersion::V1)
+    }
+
+    /// Wraps a response in a review of `version`, the request's: kube-apiserver reads the answer
+    /// as the version it sent (`VerifyAdmissionResponse`).
+    pub fn in_version(response: &'a AdmissionResponse, version: ReviewVersion) -> Self {
+        ResponseReview { api_version: version.api_version(), kind: KIND, response }
     }
 
     /// The JSON body.
@@ -556,8 +609,10 @@ mod tests {
         assert!(bad(b"").contains("not valid JSON"));
         assert!(bad(b"[1]").contains("not an AdmissionReview"));
         assert!(bad(&body(json!({"kind": KIND, "request": {"uid": "u"}}))).contains("expected apiVersion"));
-        let v1beta1 = json!({"apiVersion": "admission.k8s.io/v1beta1", "kind": KIND, "request": {"uid": "u"}});
-        assert!(bad(&body(v1beta1)).contains("\"admission.k8s.io/v1beta1\""));
+        let v1alpha1 = json!({"apiVersion": "admission.k8s.io/v1alpha1", "kind": KIND, "request": {"uid": "u"}});
+        assert!(bad(&body(v1alpha1)).contains("\"admission.k8s.io/v1alpha1\""));
+        let not_a_review = json!({"apiVersion": API_VERSION_V1BETA1, "kind": "Status", "request": {"uid": "u"}});
+        assert!(bad(&body(not_a_review)).contains("\"Status\""));
         assert!(bad(&body(json!({"apiVersion": API_VERSION, "kind": KIND}))).contains("no request"));
         assert!(bad(&body(json!({"apiVersion": API_VERSION, "kind": KIND, "request": null}))).contains("no request"));
         let no_uid = json!({"apiVersion": API_VERSION, "kind": KIND, "request": {"operation": "CREATE"}});
@@ -567,8 +622,8 @@ mod tests {
         // A review with a uid but a malformed request is answered with allowed: false.
         let typed = json!({"apiVersion": API_VERSION, "kind": KIND, "request": {"uid": "u9", "operation": 7}});
         match parse(&body(typed)) {
-            Err(Rejection::Invalid { uid, message }) => {
-                assert_eq!(uid, "u9");
+            Err(Rejection::Invalid { version, uid, message }) => {
+                assert_eq!((version, uid.as_str()), (ReviewVersion::V1, "u9"));
                 assert!(message.starts_with("malformed AdmissionRequest: invalid type: integer `7`"), "{message}");
             }
             other => panic!("{other:?}"),

@@ -885,7 +885,9 @@ fn rollout_crd() -> Value {
 /// lags the removal, or answered before it): the watch's next request answers 404. The cache says
 /// so once, at info, in `hpa-lint cluster`'s words, however often it asks again (every re-check,
 /// 200 ms here: each restarted the watch, logged the 404 again and left the view stale while
-/// the new watcher met it); the Rollouts it held are gone and the kind is not served (an HPA on
+/// the new watcher met it); the Rollouts it held are gone. Until the cache has seen the CRD
+/// deleted too, an HPA on a Rollout is admitted with a warning (the API server's 404 to the LIST
+/// of its target is no answer about the target); then the kind is not served (an HPA on
 /// a Rollout has no target for certain: nothing asked, and `denyRules` denies); the view stays
 /// fresh, reviews answered with the cross-object rules all along. Discovery catching up adds no
 /// word (it said `no longer served: not watched` too) and no request. Once Argo Rollouts is back,
@@ -941,9 +943,14 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
         "{answer}"
     );
 
-    // Argo Rollouts removed: its CRD goes, and the Rollouts' requests answer 404 while discovery
-    // still lists `argoproj.io/v1alpha1`.
-    assert!(s.api.delete("apiextensions.k8s.io", "customresourcedefinitions", "", "rollouts.argoproj.io"));
+    // Argo Rollouts removed: the Rollouts' requests answer 404 while discovery still lists
+    // `argoproj.io/v1alpha1`, and its CRD goes. The cache learns the two from two watches, in
+    // either order (every watch is renewed together, every 2 s here). Here the 404 comes first:
+    // while the CRD is still cached, the kind is not certain to be unserved
+    // (`ContextCache::not_served`), so a review asks the API server, whose 404 is a failure to
+    // read the target: said in a warning, and admitted.
+    let in_namespace = "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts";
+    let rollouts = |s: &Setup, path: &str| s.api.requests().into_iter().filter(|r| r.path == path).count();
     s.api.fault(
         "/apis/argoproj.io/v1alpha1/",
         Fault::Status(404, "the server could not find the requested resource".into()),
@@ -952,10 +959,28 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
         metric(t, &state("absent")) == Some(1.0) && metric(t, cached) == Some(0.0)
     })
     .await;
+    let answer = conn.review("/validate", &review("rw", "CREATE", &hpa, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert_eq!(
+        warnings(&answer),
+        [
+            "hpa-webhook checked the cross-object rules of this HPA in part: its scale target was not read: \
+             rollouts.argoproj.io in namespace shop not found",
+            "HPA403 target-not-found: no Rollout shop/canary in the cluster (as hpa-webhook's context cache sees \
+             it) (allowed: absent from the context cache only, whose watch may lag a target written with this HPA)"
+        ],
+        "{answer}"
+    );
+    assert_eq!(rollouts(&s, in_namespace), 1, "asked once");
+    // Then the CRD goes: the test waits for the cache to see it (a test that took the Rollouts'
+    // 404 for both failed when the CRD's event came second).
+    let crds = "hpa_webhook_context_objects{resource=\"customresourcedefinitions.apiextensions.k8s.io\"}";
+    let crds_before = metric(&scrape(&mut conn).await, crds).unwrap_or_default();
+    assert!(crds_before >= 1.0, "the Rollout CRD cached");
+    assert!(s.api.delete("apiextensions.k8s.io", "customresourcedefinitions", "", "rollouts.argoproj.io"));
+    until(&mut conn, "the Rollouts' CRD gone", &|t| metric(t, crds) == Some(crds_before - 1.0)).await;
     // Re-checked at least 5 times (one small list each), each review meanwhile answered on a
     // fresh view: HPA403 certain, nothing asked of the API server.
-    let in_namespace = "/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts";
-    let rollouts = |s: &Setup, path: &str| s.api.requests().into_iter().filter(|r| r.path == path).count();
     let checked = rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts");
     let denied = "HorizontalPodAutoscaler.autoscaling \"canary\" is invalid: spec.scaleTargetRef.name: Forbidden: \
         HPA403 target-not-found: no Rollout shop/canary in the cluster (organization policy: defaults denies HPA403)";
@@ -970,7 +995,7 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(reviews > 5, "{reviews} reviews");
-    assert_eq!(rollouts(&s, in_namespace), 0, "nothing asked: the kind is not served");
+    assert_eq!(rollouts(&s, in_namespace), 1, "nothing more asked: the kind is not served");
     let asked_again: Vec<String> = s
         .api
         .requests()
@@ -1288,12 +1313,21 @@ async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Then quiet, with bookmarks every 50 ms: the event ages, the watch is heard from.
+    // (A loaded machine may leave the cache's thread without a turn for a while: the bookmark is
+    // waited for, within a bound, rather than expected at the first scrape.)
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let text = scrape(&mut conn).await;
-    let (since_event, since_heard) =
-        (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
-    assert!(since_event > 1.4, "{text}");
-    assert!(since_heard < 1.0, "{text}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = scrape(&mut conn).await;
+        let (since_event, since_heard) =
+            (event(&text, "deployments.apps").unwrap(), heard(&text, "deployments.apps").unwrap());
+        assert!(since_event > 1.4, "{text}");
+        if since_heard < 1.0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no bookmark heard within 10 s: {text}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     server.stop().await;
 }
 

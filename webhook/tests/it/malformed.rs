@@ -40,7 +40,7 @@ fn bytes(v: &Value) -> Vec<u8> {
 }
 
 #[tokio::test]
-async fn bodies_that_are_not_v1_admission_reviews_get_400() {
+async fn bodies_that_are_not_admission_reviews_get_400() {
     let h = Harness::default_config();
     expect_400(&h, b"{\"apiVersion\": ".to_vec(), "not valid JSON").await;
     expect_400(&h, b"\xff\xfe garbage".to_vec(), "not valid JSON").await;
@@ -50,8 +50,8 @@ async fn bodies_that_are_not_v1_admission_reviews_get_400() {
     expect_400(&h, bytes(&json!({"apiVersion": 1})), "not an AdmissionReview").await;
     expect_400(&h, bytes(&json!({"hello": "world"})), "expected apiVersion \"admission.k8s.io/v1\"").await;
     let mut wrong = review("u", "CREATE", &hpa_v2_defaulted("web", "shop"), None);
-    wrong["apiVersion"] = json!("admission.k8s.io/v1beta1");
-    expect_400(&h, bytes(&wrong), "got \"admission.k8s.io/v1beta1\" and \"AdmissionReview\"").await;
+    wrong["apiVersion"] = json!("admission.k8s.io/v1alpha1");
+    expect_400(&h, bytes(&wrong), "got \"admission.k8s.io/v1alpha1\" and \"AdmissionReview\"").await;
     wrong["apiVersion"] = json!("admission.k8s.io/v1");
     wrong["kind"] = json!("ConversionReview");
     expect_400(&h, bytes(&wrong), "\"ConversionReview\"").await;

@@ -97,8 +97,12 @@ async fn sigterm_lets_in_flight_requests_finish_and_exits_cleanly() {
     let signalled = Instant::now();
     process.signal("TERM");
     wait_for(&process.logs, "stop requested");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(client.connect(process.addr).await.is_err(), "no new connections after SIGTERM");
+    // The listener closes once the stop has begun (waited for, within a bound, on a loaded machine).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while client.connect(process.addr).await.is_ok() {
+        assert!(Instant::now() < deadline, "new connections still accepted 10 s after SIGTERM");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 
     stream.write_all(&body[body.len() / 2..]).await.unwrap();
     let mut reply = Vec::new();
