@@ -7,8 +7,9 @@ use hpa_cluster::DEFAULT_TIMEOUT;
 
 use hpa_core::features::KubernetesVersion;
 
-/// Lint, validate, default, convert and explain Kubernetes HorizontalPodAutoscalers offline,
-/// exactly as kube-apiserver and the HPA controller would treat them.
+/// Lint, validate, default, convert, explain and simulate Kubernetes HorizontalPodAutoscalers
+/// exactly as kube-apiserver and the HPA controller would treat them: offline from files, or
+/// live from a cluster (`cluster`, `diagnose`).
 ///
 /// Without a subcommand, lints the given files and directories: every kube-apiserver
 /// validation error (HPA000) and the rules listed by `hpa-lint rules`.
