@@ -90,8 +90,9 @@ pub struct FindingsArgs {
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     pub select: Vec<String>,
 
-    /// Not these rules (IDs or names; HPA000 cannot be ignored).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    /// Not these rules (IDs or names, comma-separated or repeated; HPA000 cannot be ignored).
+    /// `--disable` is the same flag, the word other linters use.
+    #[arg(long, visible_alias = "disable", value_name = "RULE", value_delimiter = ',')]
     pub ignore: Vec<String>,
 
     /// Exit with status 1 when a finding at or above this severity is reported

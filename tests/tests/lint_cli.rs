@@ -659,11 +659,20 @@ fn first_mistakes_say_what_to_do() {
             run.stderr
         );
     }
-    let run = hpa_lint(&["--no-config", "--ignore", "HPA999", "-"], VALID);
-    assert_eq!(
-        (run.code, run.stderr.as_str()),
-        (2, "hpa-lint: error: unknown rule \"HPA999\" (see `hpa-lint rules`)\n")
-    );
+    for flag in ["--ignore", "--disable"] {
+        let run = hpa_lint(&["--no-config", flag, "HPA999", "-"], VALID);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (2, "hpa-lint: error: unknown rule \"HPA999\" (see `hpa-lint rules`)\n"),
+            "{flag}"
+        );
+    }
+    // `--disable` is `--ignore`.
+    let bad = "../examples/manifests/bad";
+    let ignored = hpa_lint(&["--no-config", "-o", "json", "--ignore", "HPA410,HPA201", bad], "");
+    let disabled = hpa_lint(&["--no-config", "-o", "json", "--disable", "HPA410", "--disable", "HPA201", bad], "");
+    assert_eq!(ignored.stdout, disabled.stdout);
+    assert!(!ignored.stdout.contains("\"HPA201\""), "{}", ignored.stdout);
     let dir = tempfile::tempdir().unwrap();
     let config = write(&dir, "c.yaml", "rules:\n  HPA999: off\n");
     let run = hpa_lint(&["--config", &config, "-"], VALID);
