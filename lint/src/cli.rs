@@ -7,13 +7,20 @@ use hpa_cluster::DEFAULT_TIMEOUT;
 
 use hpa_core::features::KubernetesVersion;
 
-/// Lint, validate, default, convert and explain Kubernetes HorizontalPodAutoscalers offline,
-/// exactly as kube-apiserver and the HPA controller would treat them.
+/// Lint, validate, default, convert, explain and simulate Kubernetes HorizontalPodAutoscalers
+/// exactly as kube-apiserver and the HPA controller would treat them: offline from files, or
+/// live from a cluster (`cluster`, `diagnose`).
 ///
 /// Without a subcommand, lints the given files and directories: every kube-apiserver
 /// validation error (HPA000) and the rules listed by `hpa-lint rules`.
 #[derive(Debug, Parser)]
-#[command(name = "hpa-lint", version, propagate_version = true, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "hpa-lint",
+    version,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true,
+    after_long_help = LINT_EXAMPLES
+)]
 pub struct Args {
     /// A subcommand; without one, the given paths are linted.
     #[command(subcommand)]
@@ -83,8 +90,9 @@ pub struct FindingsArgs {
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     pub select: Vec<String>,
 
-    /// Not these rules (IDs or names; HPA000 cannot be ignored).
-    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    /// Not these rules (IDs or names, comma-separated or repeated; HPA000 cannot be ignored).
+    /// `--disable` is the same flag, the word other linters use.
+    #[arg(long, visible_alias = "disable", value_name = "RULE", value_delimiter = ',')]
     pub ignore: Vec<String>,
 
     /// Exit with status 1 when a finding at or above this severity is reported
@@ -144,30 +152,146 @@ pub enum ColorChoice {
 /// The lowest severity that fails the run (`--fail-on`, the configuration's `failOn`).
 pub use crate::linter::config::FailOn;
 
+// The examples of each command's `--help`, run from a checkout's root: each command under the
+// comment that says what it shows, and `exit N` when its status is not 0 (a command too long for
+// one line continues after a `\\`). `tests/tests/lint_cli.rs` runs every `hpa-lint` command
+// and checks its status, except those with a pipe or a redirection and those whose comment says
+// `live` (they need a cluster) or `writes a file`.
+
+/// `hpa-lint --help`: examples and the exit status.
+const LINT_EXAMPLES: &str = "\
+Examples (from a checkout's root):
+  # a directory, recursively: nothing found
+  hpa-lint examples/manifests/good
+  # findings at or above --fail-on (default: warning): exit 1
+  hpa-lint examples/manifests/bad
+  # the stable JSON schema, and status 0 whatever is found
+  hpa-lint -o json --fail-on never examples/manifests/bad
+  # the rules of another release (1.33 to 1.37; 1.38 as a preview)
+  hpa-lint --kubernetes-version 1.33 examples/manifests/good
+  # the opt-in rules too, one rule off: exit 1
+  hpa-lint --select all --ignore HPA410 examples/
+  # rendered output, on standard input
+  helm template CHART | hpa-lint -
+  # for GitHub code scanning
+  hpa-lint -o sarif deploy/ > hpa-lint.sarif
+
+Exit status (every command):
+  0  nothing at or above --fail-on was found (validate: every HPA is valid)
+  1  findings at or above --fail-on (validate: an HPA kube-apiserver refuses; default, convert,
+     explain, simulate: an input they cannot use)
+  2  a usage error, a path that does not exist, a file that cannot be read, a configuration
+     error, a cluster that cannot be read, or an internal error";
+
+/// `hpa-lint validate --help`.
+const VALIDATE_EXAMPLES: &str = "\
+Examples:
+  # every HPA accepted
+  hpa-lint validate examples/manifests/good
+  # refused, with kube-apiserver's errors at their lines: exit 1
+  hpa-lint validate -o json examples/manifests/bad/broken.yaml
+  # as a 1.33 kube-apiserver decides
+  hpa-lint validate --kubernetes-version 1.33 examples/manifests/good
+  # UPDATE semantics against the live objects, saved with kubectl get -o yaml
+  hpa-lint validate --old live.yaml new.yaml";
+
+/// `hpa-lint default --help`.
+const DEFAULT_EXAMPLES: &str = "\
+Examples:
+  # as kube-apiserver returns it after a create
+  hpa-lint default examples/manifests/good/web.yaml
+  # autoscaling/v1 stays v1, as JSON
+  hpa-lint default -o json examples/manifests/good/worker-v1.yaml";
+
+/// `hpa-lint convert --help`.
+const CONVERT_EXAMPLES: &str = "\
+Examples:
+  # to autoscaling/v2 (the default)
+  hpa-lint convert examples/manifests/bad/legacy-v2beta1.yaml
+  # what autoscaling/v1 cannot hold is a warning on standard error
+  hpa-lint convert --to autoscaling/v1 examples/manifests/good/web.yaml";
+
+/// `hpa-lint explain --help`.
+const EXPLAIN_EXAMPLES: &str = "\
+Examples:
+  # every value, where it comes from, and how fast it scales up and down
+  hpa-lint explain examples/manifests/good/web.yaml
+  # with another --horizontal-pod-autoscaler-downscale-stabilization, as JSON
+  hpa-lint explain --downscale-stabilization 5m -o json examples/manifests/good/web.yaml";
+
+/// `hpa-lint simulate --help`.
+const SIMULATE_EXAMPLES: &str = "\
+Examples (the scenario's format: README.md, \"The scenario file\"):
+  # the published 1.23 run: 2 -> 4 -> 8 -> 10 replicas
+  hpa-lint simulate examples/simulate/burst-legacy.yaml
+  # every sync as JSON, as a 1.36 controller runs it
+  hpa-lint simulate -o json --kubernetes-version 1.36 examples/simulate/queue-worker.yaml
+  # also an SVG chart (writes a file)
+  hpa-lint simulate --plot burst.svg examples/simulate/burst-legacy.yaml";
+
+/// `hpa-lint diagnose --help`.
+const DIAGNOSE_EXAMPLES: &str = "\
+Examples (gathering a snapshot with kubectl: README.md, \"Diagnose a running HPA\"):
+  # live: kubeconfig, current context
+  hpa-lint diagnose -n shop web
+  # live: another context, as JSON
+  hpa-lint diagnose --context prod -n shop web -o json
+  # a snapshot: objects and the metrics API's answer, as kubectl wrote them
+  hpa-lint diagnose php-apache --snapshot tests/data/diagnose/published-1.23/objects.yaml \\
+    tests/data/diagnose/published-1.23/pod-metrics.json";
+
+/// `hpa-lint cluster --help`.
+const CLUSTER_EXAMPLES: &str = "\
+Examples:
+  # live: the current context's namespace
+  hpa-lint cluster
+  # live: these namespaces
+  hpa-lint cluster -n shop -n payments
+  # live: every namespace of another context, as JSON
+  hpa-lint cluster -A -o json --context prod";
+
+/// `hpa-lint rules --help`.
+const RULES_EXAMPLES: &str = "\
+Examples:
+  # every rule: ID, name, severity
+  hpa-lint rules
+  # one rule's documentation
+  hpa-lint rules HPA201
+  # by name, as it checks on 1.33
+  hpa-lint rules --kubernetes-version 1.33 missing-resource-request";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate HPAs exactly as kube-apiserver does on create (or update, with --old).
+    #[command(after_long_help = VALIDATE_EXAMPLES)]
     Validate(ValidateArgs),
     /// Print HPAs as kube-apiserver returns them, in their own version.
+    #[command(after_long_help = DEFAULT_EXAMPLES)]
     Default(ObjectArgs),
     /// Convert HPAs to another autoscaling version, as kube-apiserver converts them.
+    #[command(after_long_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
     /// Explain the effective scaling behavior of HPAs: every value and where it comes from,
     /// and how fast they can scale up and down.
+    #[command(after_long_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Simulate the HPA controller over time from a scenario file: every sync, a chart, JSON or SVG.
     ///
     /// The controller's flags given on the command line override the scenario's `controller:`,
     /// which overrides the configuration file's.
+    #[command(after_long_help = SIMULATE_EXAMPLES)]
     Simulate(SimulateArgs),
     /// Replay the HPA controller's current sync of one HPA, live or from a snapshot, and
     /// explain it: per metric, normalization, conditions, the next syncs, why not or slow.
+    #[command(after_long_help = DIAGNOSE_EXAMPLES)]
     Diagnose(DiagnoseArgs),
     /// Lint the HPAs a cluster runs, with the same rules and configuration as files: each one
     /// admitted as kube-apiserver admits it, the cross-object rules against the live objects.
+    #[command(after_long_help = CLUSTER_EXAMPLES)]
     Cluster(ClusterLintArgs),
     /// List the lint rules, or print one rule's documentation.
+    #[command(after_long_help = RULES_EXAMPLES)]
     Rules(RulesArgs),
 }
 

@@ -21,9 +21,19 @@ pub enum Origin {
 }
 
 /// A problem reaching an input (exit status 2).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum InputError {
-    /// Does not exist, cannot be read, ...
+    /// A path that does not exist (a typo, or run from another directory).
+    #[error("{path}: no such file or directory")]
+    #[diagnostic(help(
+        "check the path (relative paths start at the working directory); give files or directories of YAML or JSON \
+         manifests, or `-` for standard input"
+    ))]
+    NotFound {
+        /// The path as given.
+        path: String,
+    },
+    /// Cannot be read, ...
     #[error("{path}: {message}")]
     Io {
         /// The path as given.
@@ -107,7 +117,8 @@ pub fn line_col(mark: source::Mark) -> (u32, u32) {
 }
 
 /// What [`discover`] found: the inputs, the paths it could not reach, and notes about what it
-/// skipped (one per Helm chart whose templates it left out).
+/// skipped (one per directory given that holds no file to read, one per Helm chart whose
+/// templates it left out).
 pub type Discovered = (Vec<Origin>, Vec<InputError>, Vec<String>);
 
 /// Expands the given paths into input files, in a deterministic order.
@@ -128,6 +139,8 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
     // The charts whose templates were left out.
     let mut charts: Vec<PathBuf> = Vec::new();
     let mut stdin_seen = false;
+    // The directories given that hold no file to read.
+    let mut empty_dirs: Vec<String> = Vec::new();
     // A file is read once however often it is named (`a.yaml ./a.yaml`, or a file and its
     // directory): by its canonical path, as the OS resolves it.
     let mut seen_files = std::collections::HashSet::new();
@@ -143,6 +156,7 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
         }
         let path = Path::new(p);
         match std::fs::metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => errors.push(InputError::NotFound { path: p.clone() }),
             Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
             Ok(meta) if meta.is_dir() => {
                 let mut found = Vec::new();
@@ -173,8 +187,11 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
                         Err(e) => errors.push(InputError::Io { path: p.clone(), message: e.to_string() }),
                     }
                 }
-                out.extend(found.into_iter().filter(|f| first_time(f)).map(Origin::File));
                 let skipped = std::mem::take(&mut *skipped.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+                if found.is_empty() && skipped.is_empty() {
+                    empty_dirs.push(p.clone());
+                }
+                out.extend(found.into_iter().filter(|f| first_time(f)).map(Origin::File));
                 charts.extend(skipped.into_iter().filter(|chart| !exclude.is_match(chart.join("templates"))));
             }
             Ok(_) => match path.ancestors().skip(1).find_map(|a| helm_templates_of(a, true)) {
@@ -187,16 +204,20 @@ pub fn discover(paths: &[String], excludes: &[String]) -> Discovered {
     }
     // One note per chart, however many of its templates were given (pre-commit names each).
     let mut seen = std::collections::BTreeSet::new();
-    let notes = charts
-        .into_iter()
-        .filter(|chart| seen.insert(chart.clone()))
-        .map(|chart| {
+    let empty = empty_dirs.into_iter().map(|dir| {
+        format!(
+            "{dir}: no *.yaml, *.yml or *.json file here (after .gitignore and --exclude): nothing to read; give the \
+             directory that holds your manifests"
+        )
+    });
+    let notes = empty
+        .chain(charts.into_iter().filter(|chart| seen.insert(chart.clone())).map(|chart| {
             let chart = chart.display();
             format!(
                 "{chart}/templates: skipped: Helm chart templates are not manifests; lint the rendered output: helm \
                  template {chart} | hpa-lint -"
             )
-        })
+        }))
         .collect();
     (out, errors, notes)
 }

@@ -86,11 +86,17 @@ impl Output<'_> {
     /// commands' typed errors (`commands::settings::SettingsError`, `diagnose::DiagnoseReadError`) become
     /// what the user reads, their message and, when they give one, their help.
     pub fn fail(&mut self, e: &dyn miette::Diagnostic) -> ExitStatus {
+        self.report(e);
+        ExitStatus::Error
+    }
+
+    /// Reports an error that does not stop the run (an input that cannot be reached, the
+    /// others still read): its message and, when it gives one, its help.
+    pub fn report(&mut self, e: &dyn miette::Diagnostic) {
         self.error(&e.to_string());
         if let Some(help) = e.help() {
             let _ = writeln!(self.stderr, "  help: {help}");
         }
-        ExitStatus::Error
     }
 
     /// Reports a usage error and returns the matching status.

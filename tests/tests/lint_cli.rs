@@ -506,3 +506,180 @@ fn timings_go_to_the_runs_standard_error() {
     let phases: Vec<&str> = timed.stderr.lines().map(|l| l.split_once(" ms  ").map_or(l, |(_, phase)| phase)).collect();
     assert_eq!(phases, ["lint", "lint, report"]);
 }
+
+/// The checkout's root, where the examples of `--help` run.
+fn workspace_root() -> std::path::PathBuf {
+    hpa_tests::data_dir().join("../..")
+}
+
+/// Every example of every `hpa-lint` command's `--help` runs, from the checkout's root, with
+/// the exit status its comment names (`exit N`, else 0); an example with a pipe or a
+/// redirection, or whose comment says `live` or `writes a file`, is not run.
+#[test]
+fn help_examples_run_with_the_status_they_name() {
+    fn walk(command: &clap::Command, found: &mut Vec<(String, String)>) {
+        if let Some(text) = command.get_after_long_help() {
+            let text = text.to_string().replace("\\\n", " ");
+            let mut comment = String::new();
+            for line in text.lines().map(str::trim) {
+                if let Some(c) = line.strip_prefix('#') {
+                    comment = c.to_string();
+                } else if line.starts_with("hpa-lint") {
+                    found.push((line.to_string(), std::mem::take(&mut comment)));
+                }
+            }
+        }
+        command.get_subcommands().for_each(|sub| walk(sub, found));
+    }
+    let mut examples = Vec::new();
+    walk(&<hpa_lint::cli::Args as clap::CommandFactory>::command(), &mut examples);
+    let root = workspace_root();
+    let mut ran = 0;
+    for (line, comment) in &examples {
+        if line.contains(['|', '>']) || comment.contains("live") || comment.contains("writes a file") {
+            continue;
+        }
+        let expected: u8 = comment.split_once("exit ").map_or(0, |(_, n)| n.trim().parse().unwrap());
+        // Paths are the checkout's, made absolute: the test runs in `tests/`.
+        let args: Vec<String> = line
+            .split_whitespace()
+            .skip(1)
+            .map(|a| {
+                if root.join(a).exists() && a.contains('/') {
+                    root.join(a).display().to_string()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        // `--no-config` (no `.hpa-lint.yaml` found upward changes the outcome) after the
+        // subcommand, when the command takes it.
+        let cli = <hpa_lint::cli::Args as clap::CommandFactory>::command();
+        let sub = args.first().and_then(|a| cli.find_subcommand(a));
+        let takes_config = sub.unwrap_or(&cli).get_arguments().any(|a| a.get_long() == Some("no-config"));
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if takes_config {
+            args.insert(usize::from(sub.is_some()), "--no-config");
+        }
+        let run = hpa_lint(&args, "");
+        assert_eq!(run.code, expected, "`{line}` (# {comment}) exited {}:\n{}", run.code, run.stderr);
+        ran += 1;
+    }
+    assert!(ran >= 15, "only {ran} examples ran: {examples:?}");
+}
+
+/// A path that does not exist is an error that says what to check (status 2), and the
+/// other inputs are still linted.
+#[test]
+fn a_missing_path_says_what_to_check() {
+    let good = workspace_root().join("examples/manifests/good").display().to_string();
+    let run = hpa_lint(&["--no-config", "no-such-dir/", &good], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.starts_with(
+            "hpa-lint: error: no-such-dir/: no such file or directory\n  help: check the path (relative paths start at \
+             the working directory)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("in 2 HorizontalPodAutoscalers"), "{}", run.stdout);
+    for sub in ["validate", "default", "convert", "explain"] {
+        let run = hpa_lint(&[sub, "--no-config", "no-such.yaml"], "");
+        assert_eq!(run.code, 2, "{sub}");
+        assert!(run.stderr.contains("no-such.yaml: no such file or directory\n  help: "), "{sub}: {}", run.stderr);
+    }
+}
+
+/// A directory without YAML or JSON files and an input without any HPA are not an error
+/// (status 0: pre-commit and the Action pass on them) but a note says nothing was checked (for
+/// an input without HPAs, in the human output).
+#[test]
+fn nothing_to_check_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir, "notes.txt", "not a manifest");
+    let empty = dir.path().display().to_string();
+    let run = hpa_lint(&["--no-config", &empty], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "hpa-lint: note: {empty}: no *.yaml, *.yml or *.json file here (after .gitignore and --exclude): nothing to \
+             read; give the directory that holds your manifests\n"
+        )
+    );
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n";
+    let run = hpa_lint(&["--no-config", "-"], deployment);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "hpa-lint: note: no HorizontalPodAutoscaler in the input: nothing to check; give the files or directories \
+         that hold your HPAs\n"
+    );
+    let values = write(&dir, "values.yaml", "replicaCount: 2\nimage: {tag: latest}\n");
+    let run = hpa_lint(&["--no-config", &values], "");
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains("no HorizontalPodAutoscaler in the input: nothing to check"), "{}", run.stderr);
+    // With an HPA, nothing is said; JSON and SARIF say `hpas: 0` in their own terms.
+    assert_eq!(hpa_lint(&["--no-config", "-"], VALID).stderr, "");
+    assert_eq!(hpa_lint(&["--no-config", "-o", "json", "-"], deployment).stderr, "");
+}
+
+/// `-o sarif` on a terminal prints the report and a note saying where it belongs; redirected,
+/// nothing is said.
+#[test]
+fn sarif_to_a_terminal_says_to_redirect_it() {
+    let args = <hpa_lint::cli::Args as clap::Parser>::parse_from(["hpa-lint", "--no-config", "-o", "sarif", "-"]);
+    let mut input = VALID.as_bytes();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: true };
+    assert_eq!(hpa_lint::run(args, &mut io).code(), 0);
+    assert!(String::from_utf8_lossy(&out).contains("\"version\": \"2.1.0\""));
+    assert_eq!(
+        String::from_utf8_lossy(&err),
+        "hpa-lint: note: SARIF is written for tools (code scanning): redirect it to a file (`hpa-lint -o sarif PATH > \
+         hpa-lint.sarif`), or leave out `-o sarif` for the report for people\n"
+    );
+    assert_eq!(hpa_lint(&["--no-config", "-o", "sarif", "-"], VALID).stderr, "");
+}
+
+/// The common first mistakes each get one sentence saying what to do, with status 2: a release
+/// the toolkit does not reproduce, an unknown rule on the command line or in the
+/// configuration, a misspelt configuration key.
+#[test]
+fn first_mistakes_say_what_to_do() {
+    for version in ["1.32", "1.39"] {
+        let run = hpa_lint(&["--kubernetes-version", version, "-"], VALID);
+        assert_eq!(run.code, 2);
+        assert!(
+            run.stderr.contains(&format!(
+                "unsupported Kubernetes version \"{version}\": supported versions are 1.33 to 1.37, and 1.38 as a preview"
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    for flag in ["--ignore", "--disable"] {
+        let run = hpa_lint(&["--no-config", flag, "HPA999", "-"], VALID);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (2, "hpa-lint: error: unknown rule \"HPA999\" (see `hpa-lint rules`)\n"),
+            "{flag}"
+        );
+    }
+    // `--disable` is `--ignore`.
+    let bad = "../examples/manifests/bad";
+    let ignored = hpa_lint(&["--no-config", "-o", "json", "--ignore", "HPA410,HPA201", bad], "");
+    let disabled = hpa_lint(&["--no-config", "-o", "json", "--disable", "HPA410", "--disable", "HPA201", bad], "");
+    assert_eq!(ignored.stdout, disabled.stdout);
+    assert!(!ignored.stdout.contains("\"HPA201\""), "{}", ignored.stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let config = write(&dir, "c.yaml", "rules:\n  HPA999: off\n");
+    let run = hpa_lint(&["--config", &config, "-"], VALID);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stderr, format!("hpa-lint: error: {config}:2:3: unknown rule \"HPA999\" (see `hpa-lint rules`)\n"));
+    let config = write(&dir, "d.yaml", "rule:\n  HPA101: off\n");
+    let run = hpa_lint(&["--config", &config, "-"], VALID);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.starts_with(&format!("hpa-lint: error: {config}:1:1: unknown field `rule`; expected one of: ")));
+}

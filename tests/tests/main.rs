@@ -1,5 +1,6 @@
 //! The single integration-test binary of the workspace (one binary links once).
 
+mod architecture;
 mod cluster;
 mod config;
 mod conformance;

@@ -476,7 +476,34 @@ fn an_hpa_in_a_typed_list_takes_the_lists_kind() {
 fn io_errors_exit_2() {
     let run = hpa_lint(&["simulate", "no/such/scenario.yaml"], "");
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("no/such/scenario.yaml"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "hpa-lint: error: no/such/scenario.yaml: no such scenario file\n  help: give the path of a scenario (YAML: the \
+         HPA, the load, the duration; `hpa-lint simulate --help` has examples), or `-` for standard input\n"
+    );
+}
+
+/// A scenario without a field it needs names the field, what it holds and where (exit 1).
+#[test]
+fn a_scenario_missing_a_field_names_it() {
+    let cases = [
+        (
+            "duration: 2m\nload: [{at: 0s, metrics: {cpu: {total: 1}}}]\n",
+            "<stdin>:1:1: missing `hpa` (the HPA manifest file) or `hpaObject` (the HPA inline)",
+        ),
+        (
+            "hpa: burst-legacy-hpa.yaml\nload: [{at: 0s, metrics: {cpu: {total: 1}}}]\n",
+            "<stdin>:1:1: missing `duration` (how long to simulate, e.g. 10m)",
+        ),
+        (
+            "hpa: burst-legacy-hpa.yaml\nduration: 1m\nload:\n  - metrics: {cpu: {total: 1}}\n",
+            "<stdin>:4:5: load[0]: a load entry needs `at` (when it starts, e.g. 30s)",
+        ),
+    ];
+    for (scenario, want) in cases {
+        let run = hpa_lint(&["simulate", "-"], scenario);
+        assert_eq!((run.code, run.stderr.as_str()), (1, format!("hpa-lint: error: {want}\n").as_str()), "{scenario}");
+    }
 }
 
 #[test]

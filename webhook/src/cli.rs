@@ -24,7 +24,13 @@ pub const DEFAULT_TLS_KEY: &str = "/etc/hpa-webhook/tls/tls.key";
 /// policy on /mutate, kube-apiserver's validation, lint warnings and policy constraints on
 /// /validate.
 #[derive(Debug, Parser)]
-#[command(name = "hpa-webhook", version, propagate_version = true, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "hpa-webhook",
+    version,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true,
+    after_long_help = SERVE_EXAMPLES
+)]
 pub struct Args {
     /// A subcommand; without one, the server runs (`serve`).
     #[command(subcommand)]
@@ -42,13 +48,51 @@ impl Args {
     }
 }
 
+// The examples of each command's `--help`, run from a checkout's root: each command under the
+// comment that says what it shows. The tests below run every `hpa-webhook policy` command, and
+// parse the others (a server, or a command that writes files).
+
+/// `hpa-webhook --help` and `serve --help`.
+const SERVE_EXAMPLES: &str = "\
+Examples (in a cluster, install with Helm or kustomize: README.md, \"Install\"):
+  # development certificates, then a local server with a policy (writes files)
+  hpa-webhook certs --service hpa-webhook --namespace hpa-webhook --out certs/out
+  hpa-webhook serve --tls-cert certs/out/tls.crt --tls-key certs/out/tls.key \\
+    --policy webhook/tests/data/policy-example.yaml --kubernetes-version 1.36
+
+Exit status: 0 after a graceful shutdown, 1 when the server cannot start, 2 on a usage error.";
+
+/// `hpa-webhook certs --help`.
+const CERTS_EXAMPLES: &str = "\
+Examples:
+  # for the Service hpa-webhook in namespace hpa-webhook; prints the caBundle (writes files)
+  hpa-webhook certs --service hpa-webhook --namespace hpa-webhook --out certs/out";
+
+/// `hpa-webhook policy export --help`.
+const EXPORT_EXAMPLES: &str = "\
+Examples:
+  # the policy as ValidatingAdmissionPolicies and a MutatingAdmissionPolicy, with bindings
+  hpa-webhook policy export --policy webhook/tests/data/policy-example.yaml
+  # for 1.34: the constraints only (a note says the defaults need the webhook)
+  hpa-webhook policy export --policy webhook/tests/data/policy-example.yaml --kubernetes-version 1.34
+  # applied, pruning what an earlier export left (README.md, \"Install\", has the allowlist)
+  hpa-webhook policy export --policy my-policy.yaml | kubectl apply -f -";
+
+/// `hpa-webhook policy check --help`.
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  # 0 when `serve --policy FILE` would take it
+  hpa-webhook policy check webhook/tests/data/policy-example.yaml";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve AdmissionReviews over HTTPS (the default).
+    #[command(after_long_help = SERVE_EXAMPLES)]
     Serve(Box<ServeArgs>),
     /// Write a development CA and a serving certificate for the webhook's Service, and print
     /// the caBundle.
+    #[command(after_long_help = CERTS_EXAMPLES)]
     Certs(CertsArgs),
     /// Work with the organization policy file.
     #[command(subcommand)]
@@ -63,11 +107,13 @@ pub enum PolicyCommand {
     /// defaults as a MutatingAdmissionPolicy (Kubernetes 1.36 and later; before, a note says they
     /// need the webhook), each with its binding (a v1 List, for `kubectl apply -f -`). They
     /// cannot run cross-object checks or lint warnings, nor word denials as the webhook.
+    #[command(after_long_help = EXPORT_EXAMPLES)]
     Export(ExportArgs),
     /// Check a policy file as the server reads it (the same reader, the same checks) without
     /// serving: exit status 0 when `serve --policy FILE` would take it, 1 with every problem
     /// otherwise, 2 when the file cannot be read or the flags do not go together. Charts and CI
     /// run it before the server ever sees the file.
+    #[command(after_long_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
 }
 
@@ -413,6 +459,41 @@ mod tests {
         walk(&mut command, "hpa-webhook", &mut seen);
         assert!(seen.iter().any(|p| p == "hpa-webhook_policy_export"), "{seen:?}");
         assert!(seen.iter().any(|p| p == "hpa-webhook_policy_check"), "{seen:?}");
+    }
+
+    /// Every example of every `--help` parses; the `policy` ones run from the checkout's root
+    /// and succeed.
+    #[test]
+    fn help_examples_parse_and_policy_ones_run() {
+        fn walk(command: &clap::Command, found: &mut Vec<String>) {
+            if let Some(text) = command.get_after_long_help() {
+                let text = text.to_string().replace("\\\n", " ");
+                found.extend(text.lines().map(str::trim).filter(|l| l.starts_with("hpa-webhook")).map(String::from));
+            }
+            command.get_subcommands().for_each(|sub| walk(sub, found));
+        }
+        let mut examples = Vec::new();
+        walk(&Args::command(), &mut examples);
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut ran = 0;
+        for line in examples.iter().filter(|l| !l.contains('|')) {
+            let args: Vec<String> = line
+                .split_whitespace()
+                .map(|a| {
+                    if a.contains('/') && root.join(a).exists() { root.join(a).display().to_string() } else { a.into() }
+                })
+                .collect();
+            let parsed = Args::try_parse_from(&args).unwrap_or_else(|e| panic!("`{line}`: {e}"));
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            match parsed.into_command() {
+                Command::Policy(PolicyCommand::Check(a)) => crate::policy::check(&a, &mut out, &mut err).unwrap(),
+                Command::Policy(PolicyCommand::Export(a)) => crate::export::run(&a, &mut out, &mut err).unwrap(),
+                _ => continue,
+            }
+            assert!(!out.is_empty(), "`{line}` printed nothing");
+            ran += 1;
+        }
+        assert!(ran >= 3, "{examples:?}");
     }
 
     #[test]

@@ -50,7 +50,10 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     timer.lap("lint", out);
     errors.extend(read_errors);
     for e in &errors {
-        out.error(&e.to_string());
+        out.report(e);
+    }
+    if out.terminal && args.lint.findings.output == LintFormat::Sarif {
+        out.note(SARIF_TO_TERMINAL);
     }
     // The report is written as it is rendered; a closed pipe ends the output, not the run.
     let mut writer = std::io::BufWriter::new(&mut *out.stdout);
@@ -70,6 +73,11 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     let _ = written.and_then(|()| std::io::Write::flush(&mut writer));
     drop(writer);
     timer.lap("lint, report", out);
+    // For people only: JSON and SARIF say `hpas: 0` in their own terms.
+    let for_people = args.lint.findings.output == LintFormat::Human;
+    if for_people && outcome.hpas == 0 && outcome.diagnostics.is_empty() && errors.is_empty() && !origins.is_empty() {
+        out.note(NO_HPA);
+    }
     let status = if !errors.is_empty() {
         ExitStatus::Error
     } else if fail_on.is_some_and(|f| outcome.diagnostics.iter().any(|d| d.severity >= f)) {
@@ -86,6 +94,17 @@ pub fn run(args: &Args, out: &mut Output<'_>) -> ExitStatus {
     }
     status
 }
+
+/// The note for `-o sarif` written to a terminal: SARIF is for tools, and a new user who
+/// copied `-o sarif` without the redirection reads a page of JSON.
+const SARIF_TO_TERMINAL: &str = "SARIF is written for tools (code scanning): redirect it to a file (`hpa-lint -o sarif PATH > hpa-lint.sarif`), \
+     or leave out `-o sarif` for the report for people";
+
+/// The note for inputs without any HPA (a values file, a `Cargo.toml`, a directory of
+/// Deployments only): nothing was checked, which a clean summary alone does not say. In the
+/// human output only.
+const NO_HPA: &str =
+    "no HorizontalPodAutoscaler in the input: nothing to check; give the files or directories that hold your HPAs";
 
 /// Phase timings (`--timings`, `HPA_LINT_TIMINGS`): the time since the start at each lap, on
 /// standard error.

@@ -61,7 +61,7 @@ pub(crate) fn each_file(
         }
     }
     for e in &errors {
-        out.error(&e.to_string());
+        out.report(e);
         status = ExitStatus::Error;
     }
     status

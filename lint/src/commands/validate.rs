@@ -53,7 +53,7 @@ pub fn run(args: &ValidateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> 
         }
     }
     for e in &io_errors {
-        out.error(&e.to_string());
+        out.report(e);
     }
     let rendered = match args.output {
         ReportFormat::Json => json_text(&entries),

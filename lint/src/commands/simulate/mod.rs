@@ -39,12 +39,22 @@ enum Failure {
 }
 
 /// A usage or I/O error of `simulate` (exit 2).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
 #[non_exhaustive]
 pub enum SimulateError {
     /// The scenario could not be read from standard input.
     #[error("<stdin>: {0}")]
     Stdin(#[source] std::io::Error),
+    /// The scenario file does not exist.
+    #[error("{path}: no such scenario file")]
+    #[diagnostic(help(
+        "give the path of a scenario (YAML: the HPA, the load, the duration; `hpa-lint simulate --help` has \
+         examples), or `-` for standard input"
+    ))]
+    NotFound {
+        /// The path as given.
+        path: String,
+    },
     /// The scenario file could not be read.
     #[error("{path}: {source}")]
     Read {
@@ -56,6 +66,7 @@ pub enum SimulateError {
     },
     /// The configuration (file, flags, the scenario's `controller:`) is wrong.
     #[error(transparent)]
+    #[diagnostic(transparent)]
     Settings(#[from] crate::commands::settings::SettingsError),
 }
 
@@ -84,7 +95,7 @@ fn at(file: &SourceFile, span: Span, message: impl std::fmt::Display) -> String 
 /// Runs `simulate`.
 pub fn run(args: &SimulateArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> ExitStatus {
     match prepare(args, cluster, out) {
-        Err(Failure::Error(e)) => out.usage_error(&e.to_string()),
+        Err(Failure::Error(e)) => out.fail(&e),
         Err(Failure::Invalid(messages)) => {
             for m in &messages {
                 out.error(m);
@@ -119,8 +130,10 @@ fn prepare(
         (input::from_bytes("<stdin>".into(), bytes), PathBuf::from("."))
     } else {
         let path = Path::new(&args.scenario);
-        let bytes =
-            std::fs::read(path).map_err(|source| SimulateError::Read { path: args.scenario.clone(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::NotFound => SimulateError::NotFound { path: args.scenario.clone() },
+            _ => SimulateError::Read { path: args.scenario.clone(), source },
+        })?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (input::from_bytes(args.scenario.clone(), bytes), base)
     };
