@@ -383,8 +383,11 @@ pub fn run(
         writeln!(stderr, "note: {note}")?;
     }
     let text = serde_json::to_string_pretty(&to_list(&exported.objects)).map_err(std::io::Error::other)?;
-    writeln!(stdout, "{text}")?;
-    Ok(())
+    // A reader that stopped reading (`| head`) ends the output, not with an error.
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        written => Ok(written?),
+    }
 }
 
 /// The objects as one `v1` `List` (what `kubectl apply -f` takes, as JSON or YAML).

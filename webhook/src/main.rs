@@ -65,8 +65,9 @@ fn report_as<E: std::fmt::Display>(
 fn run(args: ServeArgs) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
-        let listener = TcpListener::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
+        // The signal handlers first: a SIGTERM while the server starts is a graceful stop.
         let (first, second) = shutdown::stop_signals();
+        let listener = TcpListener::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
         server::serve(&args, listener, first, second).await.context("serving")
     })
 }

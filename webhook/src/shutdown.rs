@@ -30,29 +30,50 @@ impl Signal {
     }
 }
 
-/// Waits for SIGTERM or SIGINT.
-async fn signal() -> std::io::Result<Signal> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
-    tokio::select! {
-        _ = term.recv() => Ok(Signal::Terminate),
-        _ = int.recv() => Ok(Signal::Interrupt),
+/// SIGTERM and SIGINT, listened for from the moment this is made.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Installs the handlers: from here on SIGTERM and SIGINT are this program's to handle (not
+    /// the default action, which kills it with status 143 or 130).
+    fn listen() -> std::io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals { term: signal(SignalKind::terminate())?, int: signal(SignalKind::interrupt())? })
+    }
+
+    /// Waits for the next of them.
+    async fn next(&mut self) -> Signal {
+        tokio::select! {
+            _ = self.term.recv() => Signal::Terminate,
+            _ = self.int.recv() => Signal::Interrupt,
+        }
     }
 }
 
 /// Two futures: the first stop signal, and a second one (which ends the drain at once). Call it
-/// inside the runtime: a task listens for both.
+/// inside the runtime, first thing: the handlers are installed before it returns (a signal that
+/// comes while the server is still starting is not lost), and a task waits for both.
 pub fn stop_signals() -> (impl Future<Output = ()> + Send, impl Future<Output = ()> + Send) {
     let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
     let (second_tx, second_rx) = tokio::sync::oneshot::channel::<()>();
+    let signals = Signals::listen();
     tokio::spawn(async move {
-        for tx in [first_tx, second_tx] {
-            match signal().await {
-                Ok(signal) => tracing::info!(signal = signal.name(), "stop requested"),
-                Err(error) => tracing::error!(%error, "cannot listen for signals; stopping"),
+        match signals {
+            Ok(mut signals) => {
+                for tx in [first_tx, second_tx] {
+                    let signal = signals.next().await;
+                    tracing::info!(signal = signal.name(), "stop requested");
+                    let _ = tx.send(());
+                }
             }
-            let _ = tx.send(());
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for signals; stopping");
+                let _ = first_tx.send(());
+                let _ = second_tx.send(());
+            }
         }
     });
     (

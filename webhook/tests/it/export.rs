@@ -874,6 +874,28 @@ fn the_check_command_reads_the_policy_as_the_server_does() {
     assert!(stderr.starts_with(&format!("error: reading policy {}: ", missing.display())), "{stderr}");
 }
 
+/// A reader that stops reading (`hpa-webhook policy export ... | head`) ends the output: the
+/// export exits 0 without an error about the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_export_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.yaml");
+    std::fs::write(&file, POLICIES[0]).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["policy", "export", "--policy"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The only reading end, closed before the export writes: its write fails with EPIPE.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("error"), "{stderr}");
+}
+
 #[test]
 fn the_export_command_prints_a_list_and_its_notes() {
     let dir = tempfile::tempdir().unwrap();
