@@ -42,7 +42,7 @@ use serde_json::Value;
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
-use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::kinds::{self, ResourceKind, PAGE_SIZE};
 
 /// The answers of the metrics APIs that failed, as a whole or for one metric: the live path
 /// sets them; a snapshot has none (a missing list is an empty answer, with a note).
@@ -466,7 +466,7 @@ fn target_not_gathered(namespace: &str, api_version: &str, kind: &str, name: &st
     // An unknown kind: its lowercase name, which kubectl resolves through discovery.
     let resource = kinds::workload(group, kind).map_or_else(
         || if group.is_empty() { kind.to_lowercase() } else { format!("{}.{group}", kind.to_lowercase()) },
-        Kind::resource,
+        ResourceKind::resource,
     );
     Error::Snapshot(format!(
         "the HPA's scale target {kind} {namespace}/{name} is not among the objects, nor any {kind}: add it to the snapshot (kubectl get {resource} -n {namespace} {name} -o yaml)"
@@ -1320,7 +1320,7 @@ fn scale_of(
     }
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
-    let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
+    let resource = known.map_or_else(|| kind.to_lowercase(), ResourceKind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\""), message: String::new() };
     let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
@@ -1694,7 +1694,7 @@ async fn read_metrics(
     let wants_resource = metrics.iter().any(|m| m.resource.is_some() || m.container_resource.is_some());
     let wants_custom = metrics.iter().any(|m| m.pods.is_some() || m.object.is_some());
     let wants_external = metrics.iter().any(|m| m.external.is_some());
-    let external = Kind {
+    let external = ResourceKind {
         group: "external.metrics.k8s.io",
         version: "v1beta1",
         kind: "ExternalMetricValueList",
@@ -2094,8 +2094,8 @@ fn plural_of(kind: &str) -> String {
 
 /// A list item with the `apiVersion` and `kind` the API server leaves out of built-in lists.
 /// The core `PodTemplate` kind, which an Argo Rollout's `workloadRef` may name.
-const POD_TEMPLATE: Kind =
-    Kind { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", optional: false };
+const POD_TEMPLATE: ResourceKind =
+    ResourceKind { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", optional: false };
 
 /// The identity of an object read in `namespace`, as hpa-core's builders take it.
 fn object_id(v: &Value, namespace: &str) -> ObjectId {
@@ -2107,7 +2107,7 @@ fn object_id(v: &Value, namespace: &str) -> ObjectId {
     }
 }
 
-fn typed(mut item: Value, kind: &Kind) -> Value {
+fn typed(mut item: Value, kind: &ResourceKind) -> Value {
     if let Some(o) = item.as_object_mut() {
         o.entry("apiVersion").or_insert_with(|| Value::String(kind.api_version()));
         o.entry("kind").or_insert_with(|| Value::String(kind.kind.to_string()));

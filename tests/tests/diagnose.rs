@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hpa_tests::apiserver::{Fault, LiveCluster as Live, TestApiServer, fixtures};
-use hpa_tests::cli::{Run, hpa_lint};
+use hpa_tests::cli::{CapturedRun, hpa_lint};
 use serde_json::{Value, json};
 
 fn data(file: &str) -> String {
@@ -15,7 +15,7 @@ fn data(file: &str) -> String {
 /// The snapshot's replayed sync instant (the PodMetrics' timestamp).
 const NOW: &str = "2026-03-02T10:00:04Z";
 
-fn snapshot(output: &str) -> Run {
+fn snapshot(output: &str) -> CapturedRun {
     let (objects, metrics) = (data("objects.yaml"), data("pod-metrics.json"));
     hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache", "-o", output], "")
 }
@@ -115,11 +115,11 @@ fn live_with_metric_adapters() -> (Live, PathBuf) {
 /// `hpa-lint diagnose` on a [`Live`] cluster.
 trait Diagnose {
     /// `hpa-lint diagnose` against the server (outside its runtime: the command runs its own).
-    fn diagnose(&self, extra: &[&str]) -> Run;
+    fn diagnose(&self, extra: &[&str]) -> CapturedRun;
 }
 
 impl Diagnose for Live {
-    fn diagnose(&self, extra: &[&str]) -> Run {
+    fn diagnose(&self, extra: &[&str]) -> CapturedRun {
         self.hpa_lint("diagnose", &[&["-n", "default", "--now", NOW], extra].concat())
     }
 }

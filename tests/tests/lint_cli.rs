@@ -13,7 +13,7 @@ fn write(dir: &tempfile::TempDir, name: &str, content: impl AsRef<[u8]>) -> Stri
     path.display().to_string()
 }
 
-fn entries(run: &hpa_tests::cli::Run) -> Vec<Value> {
+fn entries(run: &hpa_tests::cli::CapturedRun) -> Vec<Value> {
     run.json().as_array().unwrap().clone()
 }
 

@@ -100,7 +100,7 @@ pub struct ContextReport {
     pub stale: bool,
     /// The kinds RBAC refuses to watch that the cross-object rules read (fresh view): they ran
     /// in part, and the answer says so.
-    pub partial: Vec<hpa_cluster::kinds::Kind>,
+    pub partial: Vec<hpa_cluster::kinds::ResourceKind>,
     /// The rule of each cross-object finding reported (as a warning or a denial).
     pub findings: Vec<&'static str>,
 }
@@ -779,10 +779,10 @@ pub fn mutate_v1(
 fn cross_object_findings(
     admitted: &check::Admitted,
     index: &hpa_cluster::Index,
-    refused: &[hpa_cluster::kinds::Kind],
+    refused: &[hpa_cluster::kinds::ResourceKind],
     target: Option<&TargetRead>,
     options: &check::Options,
-) -> (Vec<Finding>, Vec<hpa_cluster::kinds::Kind>) {
+) -> (Vec<Finding>, Vec<hpa_cluster::kinds::ResourceKind>) {
     let t = &admitted.effective().spec.scale_target_ref;
     let id = context::hpa_id(admitted.effective());
     let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);

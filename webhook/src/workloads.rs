@@ -28,7 +28,7 @@
 use std::collections::HashSet;
 
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
-use hpa_cluster::kinds::{self, Kind};
+use hpa_cluster::kinds::{self, ResourceKind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay, Reads};
 use hpa_core::api::meta::field_owners;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
@@ -44,7 +44,7 @@ use crate::review::{AdmissionRequest, AdmissionResponse};
 pub const MAX_HPAS: usize = 20;
 
 /// The kinds this endpoint checks, by API group and resource.
-pub const KINDS: [Kind; 7] = [
+pub const KINDS: [ResourceKind; 7] = [
     kinds::DEPLOYMENT,
     kinds::STATEFUL_SET,
     kinds::REPLICA_SET,
@@ -262,7 +262,7 @@ fn not_checked(unchecked: &[&str]) -> String {
 /// written object itself is answered with it).
 fn warnings<'a>(
     admission: &Reviewer,
-    (index, refused): (&'a Index, &[Kind]),
+    (index, refused): (&'a Index, &[ResourceKind]),
     written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
@@ -556,7 +556,7 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
     /// the cross-object findings it reports.
     fn review_with_cache(
-        objects: impl IntoIterator<Item = (Kind, Value)>,
+        objects: impl IntoIterator<Item = (ResourceKind, Value)>,
         body: &Value,
     ) -> (Vec<String>, Vec<&'static str>) {
         let (warnings, report) = review_refused(objects, Vec::new(), body);
@@ -566,8 +566,8 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects` in which RBAC
     /// refuses `refused`: its warnings, and what the context did.
     fn review_refused(
-        objects: impl IntoIterator<Item = (Kind, Value)>,
-        refused: Vec<Kind>,
+        objects: impl IntoIterator<Item = (ResourceKind, Value)>,
+        refused: Vec<ResourceKind>,
         body: &Value,
     ) -> (Vec<String>, ContextReport) {
         let gates = hpa_core::features::FeatureGates::default();
@@ -600,7 +600,7 @@ mod tests {
 
     /// A Deployment `web` in `shop` whose container `app` requests `requests`, an HPA `web`
     /// scaling it on cpu utilization, and the review of the Deployment's CREATE without requests.
-    fn deployment_under_an_hpa() -> (Vec<(Kind, Value)>, Value) {
+    fn deployment_under_an_hpa() -> (Vec<(ResourceKind, Value)>, Value) {
         use serde_json::json;
         let deployment = |requests: Value| {
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
@@ -672,7 +672,7 @@ mod tests {
         assert_eq!(report.partial, [kinds::VPA, kinds::SCALED_OBJECT]);
         assert_eq!(report.findings, ["HPA201"]);
         // The HPAs refused: the cache has none, and the answer says why nothing was found.
-        let no_hpas: Vec<(Kind, Value)> = objects.iter().filter(|(k, _)| *k != kinds::HPA).cloned().collect();
+        let no_hpas: Vec<(ResourceKind, Value)> = objects.iter().filter(|(k, _)| *k != kinds::HPA).cloned().collect();
         let (warnings, report) = review_refused(no_hpas, vec![kinds::HPA], &body);
         assert_eq!(warnings, [partial("horizontalpodautoscalers.autoscaling")]);
         assert_eq!(report.partial, [kinds::HPA]);
