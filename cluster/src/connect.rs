@@ -303,7 +303,7 @@ impl Cluster {
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
         let token = TokenFile::take(&mut config)
-            .map_err(|reason| Error::Credentials { server: server.clone(), reason })?
+            .map_err(|e| Error::Credentials { server: server.clone(), reason: e.to_string() })?
             .map(Arc::new);
         // No client of ours keeps kube's own retry (429, 503 and 504 with a backoff from 5 ms up
         // to 1000 s, 15 times): one-shot calls retry as client-go does (`get_text`), within their

@@ -1753,7 +1753,7 @@ async fn read_metrics(
         let version = match served_group(CUSTOM_METRICS_GROUP) {
             None => {
                 out.notes.push(format!("the custom metrics API ({CUSTOM_METRICS_GROUP}) is not installed"));
-                Err(format!("no custom metrics API ({CUSTOM_METRICS_GROUP}) registered"))
+                Err(NoCustomMetricsVersion::NotRegistered)
             }
             // Discovery failed: the newest version is tried.
             Some(None) => Ok(CUSTOM_METRICS_VERSIONS[0]),
@@ -1766,7 +1766,7 @@ async fn read_metrics(
             }),
         };
         if let Err(e) = &version {
-            out.metrics_errors.custom = Some(e.clone());
+            out.metrics_errors.custom = Some(e.to_string());
         }
         if let Ok(version) = version {
             for m in metrics {
@@ -1902,12 +1902,25 @@ async fn served_groups(cluster: &Cluster) -> Result<Option<Vec<ApiGroup>>, Error
 /// The custom metrics API version the HPA controller's client reads, by discovery
 /// (`apiVersionsFromDiscovery.chooseVersion` in `k8s.io/metrics/pkg/client/custom_metrics/discovery.go`,
 /// behind `NewAvailableAPIsGetter`): the group's preferred version when the client speaks it,
-/// else the first listed version it speaks; its error text otherwise.
-fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, String> {
+/// else the first listed version it speaks.
+fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, NoCustomMetricsVersion> {
     let known = |v: &str| CUSTOM_METRICS_VERSIONS.into_iter().find(|k| *k == v);
     known(&group.preferred)
         .or_else(|| group.versions.iter().find_map(|v| known(v)))
-        .ok_or_else(|| "no known available metric versions found".to_string())
+        .ok_or(NoCustomMetricsVersion::NoneKnown)
+}
+
+/// Why the HPA controller's custom metrics client has no version to read, in its words
+/// (`k8s.io/metrics/pkg/client/custom_metrics/discovery.go`), which the controller records as
+/// the metric's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum NoCustomMetricsVersion {
+    /// Discovery lists no such group (`fetchVersions`).
+    #[error("no custom metrics API ({CUSTOM_METRICS_GROUP}) registered")]
+    NotRegistered,
+    /// The group serves none of the versions the client speaks (`chooseVersion`).
+    #[error("no known available metric versions found")]
+    NoneKnown,
 }
 
 /// Reads the answer of the custom or external metrics API for one metric (`query`, at `path`)
@@ -2494,7 +2507,12 @@ mod tests {
         assert_eq!(custom_metrics_version(&group("", &["v1beta2"])), Ok("v1beta2"));
         assert_eq!(
             custom_metrics_version(&group("v1alpha1", &["v1alpha1"])),
-            Err("no known available metric versions found".to_string())
+            Err(NoCustomMetricsVersion::NoneKnown)
+        );
+        assert_eq!(NoCustomMetricsVersion::NoneKnown.to_string(), "no known available metric versions found");
+        assert_eq!(
+            NoCustomMetricsVersion::NotRegistered.to_string(),
+            "no custom metrics API (custom.metrics.k8s.io) registered"
         );
     }
 
