@@ -332,18 +332,31 @@ fn to_the_end<T>(mut each: impl FnMut(Listed<T>)) -> impl FnMut(Listed<T>) -> Co
     }
 }
 
-/// Appends `?k=v&...` with the values percent-encoded (RFC 3986 unreserved characters kept).
+/// Appends `?k=v&...` as client-go writes a request's query (`Request.URL`, with Go's
+/// `url.Values.Encode`): the keys sorted (one key's values in their order), each key and value
+/// escaped by [`push_query_escaped`].
 pub(crate) fn push_query(path: &mut String, params: &[(String, String)]) {
-    for (i, (k, v)) in params.iter().enumerate() {
+    let mut sorted: Vec<&(String, String)> = params.iter().collect();
+    // Stable: a key's values keep their order, as `url.Values` holds them.
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (i, (k, v)) in sorted.into_iter().enumerate() {
         path.push(if i == 0 { '?' } else { '&' });
-        path.push_str(k);
+        push_query_escaped(path, k);
         path.push('=');
-        for b in v.bytes() {
-            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-                path.push(char::from(b));
-            } else {
-                path.push_str(&format!("%{b:02X}"));
-            }
+        push_query_escaped(path, v);
+    }
+}
+
+/// Go's `url.QueryEscape` (`escape(s, encodeQueryComponent)` in `net/url/url.go`): ASCII
+/// letters, digits and `-_.~` as they are, a space as `+`, every other byte (reserved
+/// characters included: `shouldEscape` escapes all of them in a query component) as `%XX` in
+/// upper-case hex.
+fn push_query_escaped(out: &mut String, s: &str) {
+    for b in s.bytes() {
+        match b {
+            b if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') => out.push(char::from(b)),
+            b' ' => out.push('+'),
+            b => out.push_str(&format!("%{b:02X}")),
         }
     }
 }
@@ -366,5 +379,30 @@ mod tests {
         let mut p = String::from("/x");
         push_query(&mut p, &[("fieldSelector".into(), "involvedObject.name=web,a=b".into())]);
         assert_eq!(p, "/x?fieldSelector=involvedObject.name%3Dweb%2Ca%3Db");
+    }
+
+    /// As Go's `url.Values{...}.Encode()`: keys sorted, a space as `+`, every reserved
+    /// character, `+` itself and each byte of a non-ASCII character escaped.
+    #[test]
+    fn queries_as_go_encodes_them() {
+        let mut p = String::from("/x");
+        let params = [
+            ("labelSelector", "app in (a, b),tier!=web"),
+            ("continue", "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ=="),
+            ("limit", "500"),
+            ("fieldSelector", "a+b=c d/é?#&;:@$!*'~_-."),
+            ("labelSelector", "z"),
+        ];
+        let params: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        push_query(&mut p, &params);
+        assert_eq!(
+            p,
+            "/x?continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D\
+             &fieldSelector=a%2Bb%3Dc+d%2F%C3%A9%3F%23%26%3B%3A%40%24%21%2A%27~_-.\
+             &labelSelector=app+in+%28a%2C+b%29%2Ctier%21%3Dweb&labelSelector=z&limit=500"
+        );
+        let mut key = String::from("/x");
+        push_query(&mut key, &[("a b".into(), String::new())]);
+        assert_eq!(key, "/x?a+b=");
     }
 }

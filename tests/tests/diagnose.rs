@@ -2642,8 +2642,9 @@ fn an_unparsable_scale_selector_is_the_controllers_invalid_selector() {
 }
 
 /// Live, the pods' metrics are asked with the scale's selector as the controller's clients
-/// send it, `labels.Parse(status.selector).String()`: a custom resource that writes
-/// ` tier notin (b,a,a), app==w` is asked `app==w,tier notin (a,b)`, and its pods are found.
+/// send it, `labels.Parse(status.selector).String()` in Go's query escaping (a space as `+`):
+/// a custom resource that writes ` tier notin (b,a,a), app==w` is asked
+/// `app==w,tier notin (a,b)`, and its pods are found.
 #[test]
 fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
     let l = widgets();
@@ -2662,5 +2663,5 @@ fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
         .filter(|r| r.path.contains("/pods") && r.path.contains("metrics.k8s.io"))
         .map(|r| r.query)
         .collect();
-    assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier%20notin%20%28a%2Cb%29"), "{queries:#?}");
+    assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier+notin+%28a%2Cb%29"), "{queries:#?}");
 }
