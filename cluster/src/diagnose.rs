@@ -623,7 +623,7 @@ pub fn pod_from_json(v: &Value) -> Pod {
 /// `pkg/controller/podautoscaler/metrics/client.go`): usage in milli-units (`MilliValue`).
 fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
     PodMetricsItem {
-        pod: m.metadata.name.into(),
+        pod: m.metadata.name.as_str().into(),
         timestamp: Timestamp::from_api_time(m.timestamp),
         window_nanos: m.window.0,
         containers: m

@@ -287,6 +287,6 @@ pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
         api_version: v2::API_VERSION.to_string(),
         kind: hpa_core::api::KIND.to_string(),
         namespace: hpa.metadata.namespace.clone(),
-        name: hpa.metadata.name.clone(),
+        name: hpa.metadata.name.to_string(),
     }
 }

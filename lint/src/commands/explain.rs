@@ -83,7 +83,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                             api_version: v2::API_VERSION.into(),
                             kind: api::KIND.into(),
                             namespace: stored.namespace.clone(),
-                            name: stored.name.clone(),
+                            name: stored.name.to_string(),
                         }
                     };
                     explanations.push(Explanation {
