@@ -42,7 +42,7 @@ use serde_json::Value;
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
-use crate::kinds::{self, ResourceKind, PAGE_SIZE};
+use crate::kinds::{self, PAGE_SIZE, ResourceKind};
 
 /// The answers of the metrics APIs that failed, as a whole or for one metric: the live path
 /// sets them; a snapshot has none (a missing list is an empty answer, with a note).
@@ -2505,10 +2505,7 @@ mod tests {
         assert_eq!(custom_metrics_version(&group("v1beta1", &["v1beta2", "v1beta1"])), Ok("v1beta1"));
         assert_eq!(custom_metrics_version(&group("v1beta3", &["v1beta3", "v1beta1", "v1beta2"])), Ok("v1beta1"));
         assert_eq!(custom_metrics_version(&group("", &["v1beta2"])), Ok("v1beta2"));
-        assert_eq!(
-            custom_metrics_version(&group("v1alpha1", &["v1alpha1"])),
-            Err(NoCustomMetricsVersion::NoneKnown)
-        );
+        assert_eq!(custom_metrics_version(&group("v1alpha1", &["v1alpha1"])), Err(NoCustomMetricsVersion::NoneKnown));
         assert_eq!(NoCustomMetricsVersion::NoneKnown.to_string(), "no known available metric versions found");
         assert_eq!(
             NoCustomMetricsVersion::NotRegistered.to_string(),

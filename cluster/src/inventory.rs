@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::connect::Cluster;
 use crate::discovery::{self, Mapping, Resolver, Served, crd_mappings};
 use crate::error::Error;
-use crate::kinds::{self, ResourceKind, Listed, PAGE_SIZE};
+use crate::kinds::{self, Listed, PAGE_SIZE, ResourceKind};
 use crate::object::LiveObject;
 
 /// Which namespaces to read.

@@ -98,8 +98,13 @@ pub const STATEFUL_SET: ResourceKind =
 pub const REPLICA_SET: ResourceKind =
     ResourceKind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", optional: false };
 /// `v1` ReplicationControllers.
-pub const REPLICATION_CONTROLLER: ResourceKind =
-    ResourceKind { group: "", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", optional: false };
+pub const REPLICATION_CONTROLLER: ResourceKind = ResourceKind {
+    group: "",
+    version: "v1",
+    kind: "ReplicationController",
+    plural: "replicationcontrollers",
+    optional: false,
+};
 /// Argo Rollouts (`argoproj.io/v1alpha1`), a CRD.
 pub const ROLLOUT: ResourceKind =
     ResourceKind { group: "argoproj.io", version: "v1alpha1", kind: "Rollout", plural: "rollouts", optional: true };
@@ -120,15 +125,25 @@ pub const VPA: ResourceKind = ResourceKind {
     optional: true,
 };
 /// KEDA ScaledObjects (`keda.sh/v1alpha1`), a CRD.
-pub const SCALED_OBJECT: ResourceKind =
-    ResourceKind { group: "keda.sh", version: "v1alpha1", kind: "ScaledObject", plural: "scaledobjects", optional: true };
+pub const SCALED_OBJECT: ResourceKind = ResourceKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ScaledObject",
+    plural: "scaledobjects",
+    optional: true,
+};
 /// `v1` LimitRanges.
 pub const LIMIT_RANGE: ResourceKind =
     ResourceKind { group: "", version: "v1", kind: "LimitRange", plural: "limitranges", optional: false };
 /// `node.k8s.io/v1` RuntimeClasses (cluster-scoped): their `overhead.podFixed`, which admission
 /// adds to the pods that name them.
-pub const RUNTIME_CLASS: ResourceKind =
-    ResourceKind { group: "node.k8s.io", version: "v1", kind: "RuntimeClass", plural: "runtimeclasses", optional: false };
+pub const RUNTIME_CLASS: ResourceKind = ResourceKind {
+    group: "node.k8s.io",
+    version: "v1",
+    kind: "RuntimeClass",
+    plural: "runtimeclasses",
+    optional: false,
+};
 /// `apiextensions.k8s.io/v1` CustomResourceDefinitions (cluster-scoped): the scale subresource
 /// of the custom resources an HPA may target.
 pub const CRD: ResourceKind = ResourceKind {
@@ -141,7 +156,8 @@ pub const CRD: ResourceKind = ResourceKind {
 /// `v1` Pods.
 pub const POD: ResourceKind = ResourceKind { group: "", version: "v1", kind: "Pod", plural: "pods", optional: false };
 /// `v1` Events.
-pub const EVENT: ResourceKind = ResourceKind { group: "", version: "v1", kind: "Event", plural: "events", optional: false };
+pub const EVENT: ResourceKind =
+    ResourceKind { group: "", version: "v1", kind: "Event", plural: "events", optional: false };
 /// `metrics.k8s.io/v1` PodMetrics (the resource metrics API, aggregated).
 pub const POD_METRICS_V1: ResourceKind =
     ResourceKind { group: "metrics.k8s.io", version: "v1", kind: "PodMetrics", plural: "pods", optional: true };

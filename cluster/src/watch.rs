@@ -53,7 +53,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::inventory::{LiveHpa, Trimmed, ignored_notes, live_namespace, trim_live};
-use crate::kinds::{self, ResourceKind, PAGE_SIZE};
+use crate::kinds::{self, PAGE_SIZE, ResourceKind};
 use crate::object::LiveObject;
 
 mod heartbeat;
@@ -644,7 +644,13 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
 /// optional kind whose LIST answered 404 while discovery served it is asked the same way, while
 /// the answer is still 404: it was logged at every re-check, and went syncing (the view stale, readiness
 /// lost) for as long as each new watcher took to meet the 404 again.
-async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: ResourceKind, watch_timeout: u32, timeout: Duration) {
+async fn watch_kind(
+    shared: Arc<CacheShared>,
+    client: Client,
+    kind: ResourceKind,
+    watch_timeout: u32,
+    timeout: Duration,
+) {
     let resource = ApiResource {
         group: kind.group.to_string(),
         version: kind.version.to_string(),

@@ -36,5 +36,9 @@ pub fn hpa_lint_bytes(args: &[&str], stdin: &[u8]) -> CapturedRun {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
     let code = hpa_lint::run(args, &mut io).code();
-    CapturedRun { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
+    CapturedRun {
+        code,
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+    }
 }

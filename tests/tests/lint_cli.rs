@@ -524,12 +524,17 @@ fn a_chart_yaml_is_no_object_in_the_summary() {
     assert_eq!(summary(&[&chart]), nothing);
     assert_eq!(summary(&[&chart, &values]), nothing);
     assert_eq!(summary(&[&dir.path().display().to_string()]), nothing);
-    let manifest = write(&dir, "hpa.yaml", format!("{VALID}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\n"));
+    let manifest =
+        write(&dir, "hpa.yaml", format!("{VALID}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\n"));
     assert_eq!(
         summary(&[&chart, &values, &manifest]),
         "0 errors, 0 warnings, 0 infos in 1 HorizontalPodAutoscaler (2 objects)"
     );
     let validated = hpa_lint(&["validate", "--no-config", &chart, &values, &manifest], "");
     assert_eq!(validated.code, 0, "{}", validated.stderr);
-    assert!(validated.stdout.ends_with("1 HorizontalPodAutoscaler: 1 valid, 0 invalid; 1 other object skipped\n"), "{}", validated.stdout);
+    assert!(
+        validated.stdout.ends_with("1 HorizontalPodAutoscaler: 1 valid, 0 invalid; 1 other object skipped\n"),
+        "{}",
+        validated.stdout
+    );
 }

@@ -705,7 +705,10 @@ mod tests {
     #[test]
     fn a_name_is_its_bytes_with_a_lossy_view() {
         let cut = Name::from_bytes(b"web-\xc3".to_vec());
-        assert_eq!((cut.as_str(), cut.as_bytes(), cut.invalid_utf8()), ("web-\u{fffd}", &b"web-\xc3"[..], Some(&b"web-\xc3"[..])));
+        assert_eq!(
+            (cut.as_str(), cut.as_bytes(), cut.invalid_utf8()),
+            ("web-\u{fffd}", &b"web-\xc3"[..], Some(&b"web-\xc3"[..]))
+        );
         assert_eq!(cut.quoted(), r#""web-\xc3""#);
         assert!(cut == "web-\u{fffd}" && !cut.is_empty());
         assert_eq!(serde_json::to_string(&cut).unwrap(), "\"web-\u{fffd}\"");
