@@ -6,14 +6,14 @@
 //! answers) and collects what they return as JSON objects. [`inputs_from_objects`] turns a set
 //! of such objects into hpa-core's plain evaluator inputs; it does no IO, so the same function
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
-//! plus `kubectl get --raw` of the metrics APIs, [`Objects::snapshot`]), whose lists the
+//! plus `kubectl get --raw` of the metrics APIs, [`DiagnosisObjects::snapshot`]), whose lists the
 //! reader expands (hpa-lint reads them as kubectl does): the objects here are never lists.
 //!
 //! Each HPA is decoded once per diagnosis ([`read_hpa`]), as the other live paths decode a
 //! stored HPA: by hpa-core's one decoder, leniently (the API server stored it, and may be
 //! newer than the selected release), with the Go types of the selected release. The live
 //! half decodes what it must read to know what to ask for (the HPA's metrics, every HPA's
-//! target) and hands those to the shared half in [`Objects::hpas`]; the shared half decodes
+//! target) and hands those to the shared half in [`DiagnosisObjects::hpas`]; the shared half decodes
 //! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
@@ -108,7 +108,7 @@ pub struct DiagnoseInputs {
 
 /// The objects of a diagnosis, the HPAs among them already decoded, and the live reads' notes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Objects {
+pub struct DiagnosisObjects {
     /// Every object read, the HPAs included: objects, not lists (a snapshot's reader expands
     /// its files' lists as kubectl reads them).
     pub items: Vec<Value>,
@@ -143,11 +143,11 @@ pub struct Objects {
     pub answering: BTreeMap<usize, MetricQuery>,
 }
 
-impl Objects {
+impl DiagnosisObjects {
     /// Objects from files (`kubectl get -o yaml` snapshots): nothing decoded yet, no metrics
     /// API failed (a missing list is an empty answer), no notes.
-    pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> Objects {
-        Objects {
+    pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> DiagnosisObjects {
+        DiagnosisObjects {
             items,
             hpas: Vec::new(),
             release,
@@ -194,10 +194,10 @@ impl ReadHpa {
 /// and `ExternalMetricValue` items, each with its kind) into the
 /// inputs of the sync of HPA `namespace/name` at `now`, as the HPA controller
 /// (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`) would read them.
-/// Each HPA is decoded at most once: those of [`Objects::hpas`] not again, the others of
-/// [`Objects::items`] here ([`read_hpa`], with [`Objects::release`]).
+/// Each HPA is decoded at most once: those of [`DiagnosisObjects::hpas`] not again, the others of
+/// [`DiagnosisObjects::items`] here ([`read_hpa`], with [`DiagnosisObjects::release`]).
 pub fn inputs_from_objects(
-    objects: &Objects,
+    objects: &DiagnosisObjects,
     namespace: &str,
     name: &str,
     now: Timestamp,
@@ -638,19 +638,19 @@ fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
 }
 
 /// The metrics APIs' answers as their clients decode them: each item from the text the API
-/// server sent ([`Objects::sent`]), else from its tree (a snapshot's), with the Go types and
+/// server sent ([`DiagnosisObjects::sent`]), else from its tree (a snapshot's), with the Go types and
 /// `ParseQuantity` of the release.
 struct Answers<'a> {
     sent: HashMap<*const Value, &'a str>,
     release: KubernetesVersion,
-    /// Whether the metrics APIs were asked live ([`Objects::metrics_asked`]).
+    /// Whether the metrics APIs were asked live ([`DiagnosisObjects::metrics_asked`]).
     asked: bool,
-    /// The request each item read live answers ([`Objects::answering`]).
+    /// The request each item read live answers ([`DiagnosisObjects::answering`]).
     answering: HashMap<*const Value, &'a MetricQuery>,
 }
 
 impl<'a> Answers<'a> {
-    fn new(objects: &'a Objects) -> Answers<'a> {
+    fn new(objects: &'a DiagnosisObjects) -> Answers<'a> {
         let sent = objects
             .sent
             .iter()
@@ -1419,7 +1419,7 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 
 // === the live half: API calls → objects ===
 
-/// Reads, for HPA `namespace/name`, what its controller sync reads, as [`Objects`] for
+/// Reads, for HPA `namespace/name`, what its controller sync reads, as [`DiagnosisObjects`] for
 /// [`inputs_from_objects`].
 ///
 /// The resource metrics API is read at `metrics.k8s.io/v1` when served, else `v1beta1` (never
@@ -1436,8 +1436,8 @@ pub async fn read_objects(
     namespace: &str,
     name: &str,
     release: KubernetesVersion,
-) -> Result<Objects, Error> {
-    let mut out = Objects::snapshot(Vec::new(), release);
+) -> Result<DiagnosisObjects, Error> {
+    let mut out = DiagnosisObjects::snapshot(Vec::new(), release);
     out.metrics_asked = true;
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
@@ -1688,7 +1688,7 @@ async fn read_metrics(
     namespace: &str,
     hpa: &HorizontalPodAutoscaler,
     selectors: &[(bool, String)],
-    out: &mut Objects,
+    out: &mut DiagnosisObjects,
 ) -> Result<(), Error> {
     let metrics = &hpa.spec.metrics;
     let wants_resource = metrics.iter().any(|m| m.resource.is_some() || m.container_resource.is_some());
@@ -1934,7 +1934,7 @@ async fn read_metric_list(
     path: &str,
     item_kind: &str,
     query: MetricQuery,
-    out: &mut Objects,
+    out: &mut DiagnosisObjects,
 ) -> Result<(), Error> {
     let doing = format!("reading {path}");
     let answer = cluster.get_text(path, &doing).await.and_then(|text| {
@@ -1980,10 +1980,10 @@ async fn read_metric_list(
 
 /// Adds a metrics API's answer read live (`text`, read as `list`) to `out`: its items, each
 /// with `kind` `item_kind` and the list's `apiVersion` when it names none (the version its client
-/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes;
+/// decodes it as), and each item's text as sent ([`DiagnosisObjects::sent`]), which its client decodes;
 /// the items of a custom or external metric's answer with the `query` they answer
-/// ([`Objects::answering`]).
-fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str, query: Option<&MetricQuery>) {
+/// ([`DiagnosisObjects::answering`]).
+fn push_answer(out: &mut DiagnosisObjects, text: &str, list: &Value, item_kind: &str, query: Option<&MetricQuery>) {
     let api_version = list.get("apiVersion").cloned();
     let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
     let texts = metrics::item_texts(text).filter(|t| t.len() == items.len()).unwrap_or_default();
@@ -2236,7 +2236,7 @@ mod tests {
     fn scale_selectors_are_read_by_labels_parse() {
         use serde_json::json;
         let objects = |selector: &str, release: KubernetesVersion| {
-            Objects::snapshot(
+            DiagnosisObjects::snapshot(
                 vec![
                     json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                         "metadata": {"name": "web", "namespace": "ns"},

@@ -80,7 +80,7 @@ pub struct Reviewer {
 
 /// The HTTP answer to one review.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub struct ReviewAnswer {
     /// 200, or 400 when no AdmissionResponse can be formed.
     pub status: u16,
     /// `application/json` review for 200, a `text/plain` reason for 400.
@@ -105,9 +105,13 @@ pub struct ContextReport {
     pub findings: Vec<&'static str>,
 }
 
-impl Answer {
-    pub(crate) fn review(response: &AdmissionResponse, operation: OperationLabel, outcome: OutcomeLabel) -> Answer {
-        Answer {
+impl ReviewAnswer {
+    pub(crate) fn review(
+        response: &AdmissionResponse,
+        operation: OperationLabel,
+        outcome: OutcomeLabel,
+    ) -> ReviewAnswer {
+        ReviewAnswer {
             status: 200,
             body: ResponseReview::new(response).to_vec(),
             operation,
@@ -116,8 +120,8 @@ impl Answer {
         }
     }
 
-    fn bad_request(message: String) -> Answer {
-        Answer {
+    fn bad_request(message: String) -> ReviewAnswer {
+        ReviewAnswer {
             status: 400,
             body: message.into_bytes(),
             operation: OperationLabel::Unknown,
@@ -195,7 +199,7 @@ pub struct Read<'a> {
 #[derive(Debug)]
 enum ReadState<'a> {
     /// Not a review to decide: answered already (400, or `allowed: false` for a malformed one).
-    Answered(Answer),
+    Answered(ReviewAnswer),
     /// A request to decide.
     Request(Box<ReadRequest<'a>>),
 }
@@ -315,13 +319,13 @@ impl Reviewer {
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
     /// cluster.
-    pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
+    pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> ReviewAnswer {
         self.review_in(endpoint, body, policy, &View::Off)
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, with `view` of the
     /// cluster: [`Reviewer::read`], then [`Reviewer::answer`].
-    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> Answer {
+    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> ReviewAnswer {
         self.answer(self.read(endpoint, body), policy, view)
     }
 
@@ -335,11 +339,11 @@ impl Reviewer {
             Ok(request) => request,
             Err(Rejection::BadRequest(message)) => {
                 tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
-                return Read { endpoint, state: ReadState::Answered(Answer::bad_request(message)) };
+                return Read { endpoint, state: ReadState::Answered(ReviewAnswer::bad_request(message)) };
             }
             Err(Rejection::Invalid { uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
-                let answer = Answer::review(
+                let answer = ReviewAnswer::review(
                     &AdmissionResponse::invalid(&uid, message),
                     OperationLabel::Unknown,
                     OutcomeLabel::Invalid,
@@ -367,7 +371,7 @@ impl Reviewer {
     }
 
     /// Answers a review [`Reviewer::read`] read, under `policy`, with `view` of the cluster.
-    pub fn answer(&self, read: Read<'_>, policy: &Policy, view: &View<'_>) -> Answer {
+    pub fn answer(&self, read: Read<'_>, policy: &Policy, view: &View<'_>) -> ReviewAnswer {
         let ReadRequest { request, operation, span, object } = match read.state {
             ReadState::Answered(answer) => return answer,
             ReadState::Request(r) => *r,
@@ -386,7 +390,7 @@ impl Reviewer {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer { context: report, ..Answer::review(&response, operation, outcome) }
+        ReviewAnswer { context: report, ..ReviewAnswer::review(&response, operation, outcome) }
     }
 
     #[expect(clippy::too_many_arguments, reason = "one review's parts, each read once")]
