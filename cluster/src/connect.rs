@@ -303,7 +303,7 @@ impl Cluster {
         let default_namespace = config.default_namespace.clone();
         let credentials = CredentialSource::of(&config);
         let token = TokenFile::take(&mut config)
-            .map_err(|reason| Error::Credentials { server: server.clone(), reason })?
+            .map_err(|e| Error::Credentials { server: server.clone(), reason: e.to_string() })?
             .map(Arc::new);
         // No client of ours keeps kube's own retry (429, 503 and 504 with a backoff from 5 ms up
         // to 1000 s, 15 times): one-shot calls retry as client-go does (`get_text`), within their
@@ -387,7 +387,7 @@ impl Cluster {
             let request = http::Request::get(path_and_query)
                 .body(kube::client::Body::from(Vec::new()))
                 .map_err(|e| Error::Protocol { doing: doing.to_string(), reason: e.to_string() })?;
-            let answer = self.bounded_until(deadline, doing, Answer::get(&self.client, request)).await?;
+            let answer = self.bounded_until(deadline, doing, GetAnswer::get(&self.client, request)).await?;
             if let Some(wait) = answer.retry_after
                 && retries < MAX_RETRIES
                 && tokio::time::Instant::now() + wait < deadline
@@ -480,16 +480,16 @@ impl Cluster {
 /// `handle_api_errors` reads it (a `Status`, or one made of a body that is not one); and the
 /// wait the server asked for before a retry (client-go's `checkWait`: `Retry-After` in whole
 /// seconds on a 429 or a 5xx).
-struct Answer {
+struct GetAnswer {
     /// The text, or the failure.
     text: Result<String, Box<kube::core::Status>>,
     /// `Retry-After`, when the answer may be retried.
     retry_after: Option<Duration>,
 }
 
-impl Answer {
+impl GetAnswer {
     /// Sends `request` and reads the answer.
-    async fn get(client: &Client, request: http::Request<kube::client::Body>) -> Result<Answer, kube::Error> {
+    async fn get(client: &Client, request: http::Request<kube::client::Body>) -> Result<GetAnswer, kube::Error> {
         use http_body_util::BodyExt as _;
         let path = request.uri().path().to_string();
         let response = client.send(request).await?;
@@ -503,11 +503,11 @@ impl Answer {
         let bytes = response.into_body().collect().await?.to_bytes();
         let text = String::from_utf8(bytes.to_vec()).map_err(kube::Error::FromUtf8)?;
         if !(code.is_client_error() || code.is_server_error()) {
-            return Ok(Answer { text: Ok(text), retry_after });
+            return Ok(GetAnswer { text: Ok(text), retry_after });
         }
         let status = serde_json::from_str::<kube::core::Status>(&text)
             .unwrap_or_else(|_| generic_server_response(code.as_u16(), &path, is_text.then_some(text.trim())));
-        Ok(Answer { text: Err(Box::new(status)), retry_after })
+        Ok(GetAnswer { text: Err(Box::new(status)), retry_after })
     }
 }
 

@@ -6,14 +6,14 @@
 //! answers) and collects what they return as JSON objects. [`inputs_from_objects`] turns a set
 //! of such objects into hpa-core's plain evaluator inputs; it does no IO, so the same function
 //! serves a snapshot read from files (`kubectl get hpa,deploy,sts,rs,pods,pdb,events -o yaml`
-//! plus `kubectl get --raw` of the metrics APIs, [`Objects::snapshot`]), whose lists the
+//! plus `kubectl get --raw` of the metrics APIs, [`DiagnosisObjects::snapshot`]), whose lists the
 //! reader expands (hpa-lint reads them as kubectl does): the objects here are never lists.
 //!
 //! Each HPA is decoded once per diagnosis ([`read_hpa`]), as the other live paths decode a
 //! stored HPA: by hpa-core's one decoder, leniently (the API server stored it, and may be
 //! newer than the selected release), with the Go types of the selected release. The live
 //! half decodes what it must read to know what to ask for (the HPA's metrics, every HPA's
-//! target) and hands those to the shared half in [`Objects::hpas`]; the shared half decodes
+//! target) and hands those to the shared half in [`DiagnosisObjects::hpas`]; the shared half decodes
 //! only the HPAs it was not handed (a snapshot's).
 
 use std::borrow::Cow;
@@ -42,7 +42,7 @@ use serde_json::Value;
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::error::Error;
-use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::kinds::{self, PAGE_SIZE, ResourceKind};
 
 /// The answers of the metrics APIs that failed, as a whole or for one metric: the live path
 /// sets them; a snapshot has none (a missing list is an empty answer, with a note).
@@ -108,7 +108,7 @@ pub struct DiagnoseInputs {
 
 /// The objects of a diagnosis, the HPAs among them already decoded, and the live reads' notes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Objects {
+pub struct DiagnosisObjects {
     /// Every object read, the HPAs included: objects, not lists (a snapshot's reader expands
     /// its files' lists as kubectl reads them).
     pub items: Vec<Value>,
@@ -143,11 +143,11 @@ pub struct Objects {
     pub answering: BTreeMap<usize, MetricQuery>,
 }
 
-impl Objects {
+impl DiagnosisObjects {
     /// Objects from files (`kubectl get -o yaml` snapshots): nothing decoded yet, no metrics
     /// API failed (a missing list is an empty answer), no notes.
-    pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> Objects {
-        Objects {
+    pub fn snapshot(items: Vec<Value>, release: KubernetesVersion) -> DiagnosisObjects {
+        DiagnosisObjects {
             items,
             hpas: Vec::new(),
             release,
@@ -194,10 +194,10 @@ impl ReadHpa {
 /// and `ExternalMetricValue` items, each with its kind) into the
 /// inputs of the sync of HPA `namespace/name` at `now`, as the HPA controller
 /// (`pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`) would read them.
-/// Each HPA is decoded at most once: those of [`Objects::hpas`] not again, the others of
-/// [`Objects::items`] here ([`read_hpa`], with [`Objects::release`]).
+/// Each HPA is decoded at most once: those of [`DiagnosisObjects::hpas`] not again, the others of
+/// [`DiagnosisObjects::items`] here ([`read_hpa`], with [`DiagnosisObjects::release`]).
 pub fn inputs_from_objects(
-    objects: &Objects,
+    objects: &DiagnosisObjects,
     namespace: &str,
     name: &str,
     now: Timestamp,
@@ -470,7 +470,7 @@ fn target_not_gathered(namespace: &str, api_version: &str, kind: &str, name: &st
     // An unknown kind: its lowercase name, which kubectl resolves through discovery.
     let resource = kinds::workload(group, kind).map_or_else(
         || if group.is_empty() { kind.to_lowercase() } else { format!("{}.{group}", kind.to_lowercase()) },
-        Kind::resource,
+        ResourceKind::resource,
     );
     Error::Snapshot(format!(
         "the HPA's scale target {kind} {namespace}/{name} is not among the objects, nor any {kind}: add it to the snapshot (kubectl get {resource} -n {namespace} {name} -o yaml)"
@@ -627,7 +627,7 @@ pub fn pod_from_json(v: &Value) -> Pod {
 /// `pkg/controller/podautoscaler/metrics/client.go`): usage in milli-units (`MilliValue`).
 fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
     PodMetricsItem {
-        pod: m.metadata.name.into(),
+        pod: m.metadata.name.as_str().into(),
         timestamp: Timestamp::from_api_time(m.timestamp),
         window_nanos: m.window.0,
         containers: m
@@ -642,19 +642,19 @@ fn pod_metrics_item(m: metrics::PodMetrics) -> PodMetricsItem {
 }
 
 /// The metrics APIs' answers as their clients decode them: each item from the text the API
-/// server sent ([`Objects::sent`]), else from its tree (a snapshot's), with the Go types and
+/// server sent ([`DiagnosisObjects::sent`]), else from its tree (a snapshot's), with the Go types and
 /// `ParseQuantity` of the release.
 struct Answers<'a> {
     sent: HashMap<*const Value, &'a str>,
     release: KubernetesVersion,
-    /// Whether the metrics APIs were asked live ([`Objects::metrics_asked`]).
+    /// Whether the metrics APIs were asked live ([`DiagnosisObjects::metrics_asked`]).
     asked: bool,
-    /// The request each item read live answers ([`Objects::answering`]).
+    /// The request each item read live answers ([`DiagnosisObjects::answering`]).
     answering: HashMap<*const Value, &'a MetricQuery>,
 }
 
 impl<'a> Answers<'a> {
-    fn new(objects: &'a Objects) -> Answers<'a> {
+    fn new(objects: &'a DiagnosisObjects) -> Answers<'a> {
         let sent = objects
             .sent
             .iter()
@@ -1327,7 +1327,7 @@ fn scale_of(
     }
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
-    let resource = known.map_or_else(|| kind.to_lowercase(), Kind::resource);
+    let resource = known.map_or_else(|| kind.to_lowercase(), ResourceKind::resource);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\""), message: String::new() };
     let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
@@ -1426,7 +1426,7 @@ fn resizes_of(pod: &Value) -> Vec<Resize> {
 
 // === the live half: API calls → objects ===
 
-/// Reads, for HPA `namespace/name`, what its controller sync reads, as [`Objects`] for
+/// Reads, for HPA `namespace/name`, what its controller sync reads, as [`DiagnosisObjects`] for
 /// [`inputs_from_objects`].
 ///
 /// The resource metrics API is read at `metrics.k8s.io/v1` when served, else `v1beta1` (never
@@ -1443,8 +1443,8 @@ pub async fn read_objects(
     namespace: &str,
     name: &str,
     release: KubernetesVersion,
-) -> Result<Objects, Error> {
-    let mut out = Objects::snapshot(Vec::new(), release);
+) -> Result<DiagnosisObjects, Error> {
+    let mut out = DiagnosisObjects::snapshot(Vec::new(), release);
     out.metrics_asked = true;
     let hpa_path = kinds::HPA.object_path(namespace, name);
     let hpa = match cluster.get_json(&hpa_path, &format!("reading HorizontalPodAutoscaler {namespace}/{name}")).await {
@@ -1695,13 +1695,13 @@ async fn read_metrics(
     namespace: &str,
     hpa: &HorizontalPodAutoscaler,
     selectors: &[(bool, String)],
-    out: &mut Objects,
+    out: &mut DiagnosisObjects,
 ) -> Result<(), Error> {
     let metrics = &hpa.spec.metrics;
     let wants_resource = metrics.iter().any(|m| m.resource.is_some() || m.container_resource.is_some());
     let wants_custom = metrics.iter().any(|m| m.pods.is_some() || m.object.is_some());
     let wants_external = metrics.iter().any(|m| m.external.is_some());
-    let external = Kind {
+    let external = ResourceKind {
         group: "external.metrics.k8s.io",
         version: "v1beta1",
         kind: "ExternalMetricValueList",
@@ -1760,7 +1760,7 @@ async fn read_metrics(
         let version = match served_group(CUSTOM_METRICS_GROUP) {
             None => {
                 out.notes.push(format!("the custom metrics API ({CUSTOM_METRICS_GROUP}) is not installed"));
-                Err(format!("no custom metrics API ({CUSTOM_METRICS_GROUP}) registered"))
+                Err(NoCustomMetricsVersion::NotRegistered)
             }
             // Discovery failed: the newest version is tried.
             Some(None) => Ok(CUSTOM_METRICS_VERSIONS[0]),
@@ -1773,7 +1773,7 @@ async fn read_metrics(
             }),
         };
         if let Err(e) = &version {
-            out.metrics_errors.custom = Some(e.clone());
+            out.metrics_errors.custom = Some(e.to_string());
         }
         if let Ok(version) = version {
             for m in metrics {
@@ -1909,12 +1909,25 @@ async fn served_groups(cluster: &Cluster) -> Result<Option<Vec<ApiGroup>>, Error
 /// The custom metrics API version the HPA controller's client reads, by discovery
 /// (`apiVersionsFromDiscovery.chooseVersion` in `k8s.io/metrics/pkg/client/custom_metrics/discovery.go`,
 /// behind `NewAvailableAPIsGetter`): the group's preferred version when the client speaks it,
-/// else the first listed version it speaks; its error text otherwise.
-fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, String> {
+/// else the first listed version it speaks.
+fn custom_metrics_version(group: &ApiGroup) -> Result<&'static str, NoCustomMetricsVersion> {
     let known = |v: &str| CUSTOM_METRICS_VERSIONS.into_iter().find(|k| *k == v);
     known(&group.preferred)
         .or_else(|| group.versions.iter().find_map(|v| known(v)))
-        .ok_or_else(|| "no known available metric versions found".to_string())
+        .ok_or(NoCustomMetricsVersion::NoneKnown)
+}
+
+/// Why the HPA controller's custom metrics client has no version to read, in its words
+/// (`k8s.io/metrics/pkg/client/custom_metrics/discovery.go`), which the controller records as
+/// the metric's error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+enum NoCustomMetricsVersion {
+    /// Discovery lists no such group (`fetchVersions`).
+    #[error("no custom metrics API ({CUSTOM_METRICS_GROUP}) registered")]
+    NotRegistered,
+    /// The group serves none of the versions the client speaks (`chooseVersion`).
+    #[error("no known available metric versions found")]
+    NoneKnown,
 }
 
 /// Reads the answer of the custom or external metrics API for one metric (`query`, at `path`)
@@ -1928,7 +1941,7 @@ async fn read_metric_list(
     path: &str,
     item_kind: &str,
     query: MetricQuery,
-    out: &mut Objects,
+    out: &mut DiagnosisObjects,
 ) -> Result<(), Error> {
     let doing = format!("reading {path}");
     let answer = cluster.get_text(path, &doing).await.and_then(|text| {
@@ -1974,10 +1987,10 @@ async fn read_metric_list(
 
 /// Adds a metrics API's answer read live (`text`, read as `list`) to `out`: its items, each
 /// with `kind` `item_kind` and the list's `apiVersion` when it names none (the version its client
-/// decodes it as), and each item's text as sent ([`Objects::sent`]), which its client decodes;
+/// decodes it as), and each item's text as sent ([`DiagnosisObjects::sent`]), which its client decodes;
 /// the items of a custom or external metric's answer with the `query` they answer
-/// ([`Objects::answering`]).
-fn push_answer(out: &mut Objects, text: &str, list: &Value, item_kind: &str, query: Option<&MetricQuery>) {
+/// ([`DiagnosisObjects::answering`]).
+fn push_answer(out: &mut DiagnosisObjects, text: &str, list: &Value, item_kind: &str, query: Option<&MetricQuery>) {
     let api_version = list.get("apiVersion").cloned();
     let items = list.get("items").and_then(Value::as_array).cloned().unwrap_or_default();
     let texts = metrics::item_texts(text).filter(|t| t.len() == items.len()).unwrap_or_default();
@@ -2101,8 +2114,8 @@ fn plural_of(kind: &str) -> String {
 
 /// A list item with the `apiVersion` and `kind` the API server leaves out of built-in lists.
 /// The core `PodTemplate` kind, which an Argo Rollout's `workloadRef` may name.
-const POD_TEMPLATE: Kind =
-    Kind { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", optional: false };
+const POD_TEMPLATE: ResourceKind =
+    ResourceKind { group: "", version: "v1", kind: "PodTemplate", plural: "podtemplates", optional: false };
 
 /// The identity of an object read in `namespace`, as hpa-core's builders take it.
 fn object_id(v: &Value, namespace: &str) -> ObjectId {
@@ -2114,7 +2127,7 @@ fn object_id(v: &Value, namespace: &str) -> ObjectId {
     }
 }
 
-fn typed(mut item: Value, kind: &Kind) -> Value {
+fn typed(mut item: Value, kind: &ResourceKind) -> Value {
     if let Some(o) = item.as_object_mut() {
         o.entry("apiVersion").or_insert_with(|| Value::String(kind.api_version()));
         o.entry("kind").or_insert_with(|| Value::String(kind.kind.to_string()));
@@ -2260,7 +2273,7 @@ mod tests {
     fn scale_selectors_are_read_by_labels_parse() {
         use serde_json::json;
         let objects = |selector: &str, release: KubernetesVersion| {
-            Objects::snapshot(
+            DiagnosisObjects::snapshot(
                 vec![
                     json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                         "metadata": {"name": "web", "namespace": "ns"},
@@ -2529,9 +2542,11 @@ mod tests {
         assert_eq!(custom_metrics_version(&group("v1beta1", &["v1beta2", "v1beta1"])), Ok("v1beta1"));
         assert_eq!(custom_metrics_version(&group("v1beta3", &["v1beta3", "v1beta1", "v1beta2"])), Ok("v1beta1"));
         assert_eq!(custom_metrics_version(&group("", &["v1beta2"])), Ok("v1beta2"));
+        assert_eq!(custom_metrics_version(&group("v1alpha1", &["v1alpha1"])), Err(NoCustomMetricsVersion::NoneKnown));
+        assert_eq!(NoCustomMetricsVersion::NoneKnown.to_string(), "no known available metric versions found");
         assert_eq!(
-            custom_metrics_version(&group("v1alpha1", &["v1alpha1"])),
-            Err("no known available metric versions found".to_string())
+            NoCustomMetricsVersion::NotRegistered.to_string(),
+            "no custom metrics API (custom.metrics.k8s.io) registered"
         );
     }
 

@@ -11,7 +11,7 @@ use kube::discovery::Discovery;
 use crate::connect::Cluster;
 use crate::error::Error;
 use crate::inventory::{Note, NoteKind};
-use crate::kinds::Kind;
+use crate::kinds::ResourceKind;
 
 /// Whether a kind is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub enum Served {
 #[derive(Debug, Clone, Default)]
 pub struct ServedKinds {
     /// Each kind asked about.
-    pub kinds: BTreeMap<Kind, Served>,
+    pub kinds: BTreeMap<ResourceKind, Served>,
     /// A note per absent kind, or one for a failed discovery.
     pub notes: Vec<Note>,
 }
@@ -36,7 +36,7 @@ pub struct ServedKinds {
 /// Discovers which of `wanted` are served. Connection-level failures (unreachable, 401,
 /// timeout) are errors; a refusal or another failure of discovery leaves every kind
 /// [`Served::Unknown`], with a note.
-pub async fn served(cluster: &Cluster, wanted: &[Kind]) -> Result<ServedKinds, Error> {
+pub async fn served(cluster: &Cluster, wanted: &[ResourceKind]) -> Result<ServedKinds, Error> {
     let mut out = ServedKinds::default();
     if wanted.is_empty() {
         return Ok(out);
@@ -271,11 +271,11 @@ pub fn no_kind_match(group: &str, kind: &str) -> String {
 /// The one wording of an optional kind the API server does not serve (its CRD not installed):
 /// `argoproj.io/v1alpha1 rollouts is not served (Argo Rollouts not installed): skipped`, the
 /// note of `hpa-lint cluster` and the log line of `hpa-webhook`'s context cache.
-pub fn not_served(kind: &Kind) -> String {
+pub fn not_served(kind: &ResourceKind) -> String {
     format!("{} {} is not served ({} not installed): skipped", kind.api_version(), kind.plural, product(kind))
 }
 
-fn product(kind: &Kind) -> &'static str {
+fn product(kind: &ResourceKind) -> &'static str {
     match kind.group {
         "argoproj.io" => "Argo Rollouts",
         "autoscaling.k8s.io" => "the Vertical Pod Autoscaler",

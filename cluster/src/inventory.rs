@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::connect::Cluster;
 use crate::discovery::{self, Mapping, Resolver, Served, crd_mappings};
 use crate::error::Error;
-use crate::kinds::{self, Kind, Listed, PAGE_SIZE};
+use crate::kinds::{self, Listed, PAGE_SIZE, ResourceKind};
 use crate::object::LiveObject;
 
 /// Which namespaces to read.
@@ -90,7 +90,7 @@ pub struct LiveHpa {
 
 impl LiveHpa {
     /// An HPA of `kind` (`autoscaling/v2`) as a list or a watch delivered it.
-    pub fn new(kind: &Kind, object: LiveObject) -> LiveHpa {
+    pub fn new(kind: &ResourceKind, object: LiveObject) -> LiveHpa {
         let id = live_id(kind, &object);
         let (has_api_version, has_kind) = object.typed();
         let text = object.into_text();
@@ -116,7 +116,7 @@ impl LiveHpa {
     }
 
     /// An HPA from a tree (tools and tests that build objects so).
-    pub fn from_tree(kind: &Kind, tree: &Value) -> Result<LiveHpa, serde_json::Error> {
+    pub fn from_tree(kind: &ResourceKind, tree: &Value) -> Result<LiveHpa, serde_json::Error> {
         LiveObject::from_tree(tree).map(|o| LiveHpa::new(kind, o))
     }
 
@@ -276,8 +276,8 @@ impl Batch {
 
 /// The kinds `hpa-lint cluster` reads besides HPAs (and the webhook's context cache watches): the
 /// one table of them. RuntimeClasses and CRDs have no namespace: read across the cluster,
-/// whatever the scope ([`Kind::namespaced`]).
-pub const CONTEXT_KINDS: [Kind; 11] = [
+/// whatever the scope ([`ResourceKind::namespaced`]).
+pub const CONTEXT_KINDS: [ResourceKind; 11] = [
     kinds::DEPLOYMENT,
     kinds::STATEFUL_SET,
     kinds::REPLICA_SET,
@@ -293,7 +293,7 @@ pub const CONTEXT_KINDS: [Kind; 11] = [
 
 /// HPAs, then [`CONTEXT_KINDS`]: every kind `hpa-lint cluster` reads (and the webhook's context
 /// cache watches).
-pub const READ_KINDS: [Kind; 12] = {
+pub const READ_KINDS: [ResourceKind; 12] = {
     let mut all = [kinds::HPA; 12];
     let mut i = 0;
     while i < CONTEXT_KINDS.len() {
@@ -312,7 +312,7 @@ pub const READ_KINDS: [Kind; 12] = {
 /// HPAs that could not be read at all (nothing to lint: [`Error::Forbidden`] or the failure).
 pub async fn read_inventory(cluster: &Cluster, scope: &Scope) -> Result<Inventory, Error> {
     let mut inventory = Inventory::default();
-    let optional: Vec<Kind> = CONTEXT_KINDS.iter().copied().filter(|k| k.optional).collect();
+    let optional: Vec<ResourceKind> = CONTEXT_KINDS.iter().copied().filter(|k| k.optional).collect();
     let served = discovery::served(cluster, &optional).await?;
     inventory.notes.extend(served.notes.iter().cloned());
 
@@ -597,7 +597,7 @@ pub async fn read_custom_target(
 /// read is bounded by `cluster`'s timeout, pages included. A 404 (the kind is not served: an
 /// Argo Rollouts CRD just removed) is a failure, not an absence: the target's kind, not the
 /// target, is missing.
-pub async fn read_watched_target(cluster: &Cluster, kind: &Kind, namespace: &str, name: &str) -> TargetRead {
+pub async fn read_watched_target(cluster: &Cluster, kind: &ResourceKind, namespace: &str, name: &str) -> TargetRead {
     let id = ObjectId {
         api_version: kind.api_version(),
         kind: kind.kind.to_string(),
@@ -738,7 +738,7 @@ pub async fn read_custom_targets(
 
 /// The note for a failed list (a 404 of an optional kind, or of any kind when discovery could
 /// not run, means it is not served).
-fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool) -> Note {
+fn note_for(kind: &ResourceKind, namespace: Option<&str>, e: &Error, undiscovered: bool) -> Note {
     let what = kind.describe(namespace);
     match e {
         Error::Forbidden { message, .. } => {
@@ -757,7 +757,7 @@ fn note_for(kind: &Kind, namespace: Option<&str>, e: &Error, undiscovered: bool)
 /// the linter), the other kinds as trees for hpa-core's builders.
 async fn read_kind(
     cluster: &Cluster,
-    kind: Kind,
+    kind: ResourceKind,
     namespace: Option<&str>,
 ) -> Result<(Batch, Vec<(ObjectId, String)>, bool), Error> {
     if kind == kinds::HPA {
@@ -839,7 +839,7 @@ pub enum Trimmed {
 /// built); any other object is read as a tree, and its [`IGNORE_ANNOTATION`] returned beside
 /// it when it has one (an HPA's is read from its decoded metadata). Errors: an object other
 /// than an HPA that `serde_json` cannot hold as a tree.
-pub fn trim_live(kind: &Kind, object: LiveObject) -> Result<(Trimmed, Option<String>), serde_json::Error> {
+pub fn trim_live(kind: &ResourceKind, object: LiveObject) -> Result<(Trimmed, Option<String>), serde_json::Error> {
     if *kind == kinds::HPA {
         return Ok((Trimmed::Hpa(LiveHpa::new(kind, object)), None));
     }
@@ -852,7 +852,7 @@ pub fn trim_live(kind: &Kind, object: LiveObject) -> Result<(Trimmed, Option<Str
 /// request's object). An HPA is never read so: lists, watches ([`trim_live`]) and
 /// [`read_inventory`] keep its text, and the webhook's `/validate-workloads` does not admit HPAs;
 /// `kind` is read as a workload when it is none of the kinds named here.
-pub fn trim(kind: &Kind, item: Value) -> Trimmed {
+pub fn trim(kind: &ResourceKind, item: Value) -> Trimmed {
     let id = object_id(kind, &item);
     match *kind {
         kinds::PDB => Trimmed::Pdb(pdb_from_json(id, &item)),
@@ -910,7 +910,7 @@ fn ignore_annotation(item: &Value) -> Option<&str> {
 }
 
 /// The identity of a live object of `kind`, as [`object_id`] reads it from a tree.
-fn live_id(kind: &Kind, object: &LiveObject) -> ObjectId {
+fn live_id(kind: &ResourceKind, object: &LiveObject) -> ObjectId {
     ObjectId {
         api_version: kind.api_version(),
         kind: kind.kind.to_string(),
@@ -922,12 +922,12 @@ fn live_id(kind: &Kind, object: &LiveObject) -> ObjectId {
 /// The namespace hpa-core's values give an object of `kind` whose `metadata.namespace` is
 /// `namespace`: none (`""`) for a cluster-scoped kind, as hpa-core keeps them; `default` for a
 /// namespaced one that names none.
-pub fn live_namespace<'a>(kind: &Kind, namespace: Option<&'a str>) -> &'a str {
+pub fn live_namespace<'a>(kind: &ResourceKind, namespace: Option<&'a str>) -> &'a str {
     if kind.namespaced() { namespace.unwrap_or("default") } else { "" }
 }
 
 /// The identity of an object of `kind` ([`live_namespace`]).
-pub fn object_id(kind: &Kind, item: &Value) -> ObjectId {
+pub fn object_id(kind: &ResourceKind, item: &Value) -> ObjectId {
     ObjectId {
         api_version: kind.api_version(),
         kind: kind.kind.to_string(),
@@ -938,7 +938,7 @@ pub fn object_id(kind: &Kind, item: &Value) -> ObjectId {
 
 /// A list item as kubectl shows it: `apiVersion` and `kind` first (the API server leaves them
 /// out of the items of built-in lists), `metadata.managedFields` dropped.
-pub fn as_listed(item: Value, kind: &Kind) -> Value {
+pub fn as_listed(item: Value, kind: &ResourceKind) -> Value {
     let Value::Object(fields) = item else { return item };
     let mut out = Map::with_capacity(fields.len() + 2);
     out.insert("apiVersion".into(), Value::String(kind.api_version()));
@@ -958,7 +958,7 @@ pub fn as_listed(item: Value, kind: &Kind) -> Value {
     Value::Object(out)
 }
 
-fn trim_limit_range(item: &Value, kind: &Kind) -> Value {
+fn trim_limit_range(item: &Value, kind: &ResourceKind) -> Value {
     let mut metadata = Map::new();
     for key in ["name", "namespace"] {
         if let Some(v) = item.get("metadata").and_then(|m| m.get(key)) {

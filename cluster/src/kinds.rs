@@ -10,9 +10,10 @@ use crate::connect::Cluster;
 use crate::error::Error;
 use crate::object::LiveObject;
 
-/// A resource of the Kubernetes API: group, version, kind and plural name.
+/// A resource of the Kubernetes API: group, version, kind and plural name (kube's
+/// `ApiResource`), and whether its API is optional.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Kind {
+pub struct ResourceKind {
     /// API group (`""` for the core group).
     pub group: &'static str,
     /// Version.
@@ -25,7 +26,7 @@ pub struct Kind {
     pub optional: bool,
 }
 
-impl Kind {
+impl ResourceKind {
     /// `group/version`, or `version` for the core group.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() { self.version.to_string() } else { format!("{}/{}", self.group, self.version) }
@@ -80,7 +81,7 @@ impl Kind {
 }
 
 /// `autoscaling/v2` HorizontalPodAutoscalers.
-pub const HPA: Kind = Kind {
+pub const HPA: ResourceKind = ResourceKind {
     group: "autoscaling",
     version: "v2",
     kind: "HorizontalPodAutoscaler",
@@ -88,22 +89,27 @@ pub const HPA: Kind = Kind {
     optional: false,
 };
 /// `apps/v1` Deployments.
-pub const DEPLOYMENT: Kind =
-    Kind { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", optional: false };
+pub const DEPLOYMENT: ResourceKind =
+    ResourceKind { group: "apps", version: "v1", kind: "Deployment", plural: "deployments", optional: false };
 /// `apps/v1` StatefulSets.
-pub const STATEFUL_SET: Kind =
-    Kind { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", optional: false };
+pub const STATEFUL_SET: ResourceKind =
+    ResourceKind { group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", optional: false };
 /// `apps/v1` ReplicaSets.
-pub const REPLICA_SET: Kind =
-    Kind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", optional: false };
+pub const REPLICA_SET: ResourceKind =
+    ResourceKind { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", optional: false };
 /// `v1` ReplicationControllers.
-pub const REPLICATION_CONTROLLER: Kind =
-    Kind { group: "", version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", optional: false };
+pub const REPLICATION_CONTROLLER: ResourceKind = ResourceKind {
+    group: "",
+    version: "v1",
+    kind: "ReplicationController",
+    plural: "replicationcontrollers",
+    optional: false,
+};
 /// Argo Rollouts (`argoproj.io/v1alpha1`), a CRD.
-pub const ROLLOUT: Kind =
-    Kind { group: "argoproj.io", version: "v1alpha1", kind: "Rollout", plural: "rollouts", optional: true };
+pub const ROLLOUT: ResourceKind =
+    ResourceKind { group: "argoproj.io", version: "v1alpha1", kind: "Rollout", plural: "rollouts", optional: true };
 /// `policy/v1` PodDisruptionBudgets.
-pub const PDB: Kind = Kind {
+pub const PDB: ResourceKind = ResourceKind {
     group: "policy",
     version: "v1",
     kind: "PodDisruptionBudget",
@@ -111,7 +117,7 @@ pub const PDB: Kind = Kind {
     optional: false,
 };
 /// VerticalPodAutoscalers (`autoscaling.k8s.io/v1`), a CRD.
-pub const VPA: Kind = Kind {
+pub const VPA: ResourceKind = ResourceKind {
     group: "autoscaling.k8s.io",
     version: "v1",
     kind: "VerticalPodAutoscaler",
@@ -119,18 +125,28 @@ pub const VPA: Kind = Kind {
     optional: true,
 };
 /// KEDA ScaledObjects (`keda.sh/v1alpha1`), a CRD.
-pub const SCALED_OBJECT: Kind =
-    Kind { group: "keda.sh", version: "v1alpha1", kind: "ScaledObject", plural: "scaledobjects", optional: true };
+pub const SCALED_OBJECT: ResourceKind = ResourceKind {
+    group: "keda.sh",
+    version: "v1alpha1",
+    kind: "ScaledObject",
+    plural: "scaledobjects",
+    optional: true,
+};
 /// `v1` LimitRanges.
-pub const LIMIT_RANGE: Kind =
-    Kind { group: "", version: "v1", kind: "LimitRange", plural: "limitranges", optional: false };
+pub const LIMIT_RANGE: ResourceKind =
+    ResourceKind { group: "", version: "v1", kind: "LimitRange", plural: "limitranges", optional: false };
 /// `node.k8s.io/v1` RuntimeClasses (cluster-scoped): their `overhead.podFixed`, which admission
 /// adds to the pods that name them.
-pub const RUNTIME_CLASS: Kind =
-    Kind { group: "node.k8s.io", version: "v1", kind: "RuntimeClass", plural: "runtimeclasses", optional: false };
+pub const RUNTIME_CLASS: ResourceKind = ResourceKind {
+    group: "node.k8s.io",
+    version: "v1",
+    kind: "RuntimeClass",
+    plural: "runtimeclasses",
+    optional: false,
+};
 /// `apiextensions.k8s.io/v1` CustomResourceDefinitions (cluster-scoped): the scale subresource
 /// of the custom resources an HPA may target.
-pub const CRD: Kind = Kind {
+pub const CRD: ResourceKind = ResourceKind {
     group: "apiextensions.k8s.io",
     version: "v1",
     kind: "CustomResourceDefinition",
@@ -138,21 +154,22 @@ pub const CRD: Kind = Kind {
     optional: false,
 };
 /// `v1` Pods.
-pub const POD: Kind = Kind { group: "", version: "v1", kind: "Pod", plural: "pods", optional: false };
+pub const POD: ResourceKind = ResourceKind { group: "", version: "v1", kind: "Pod", plural: "pods", optional: false };
 /// `v1` Events.
-pub const EVENT: Kind = Kind { group: "", version: "v1", kind: "Event", plural: "events", optional: false };
+pub const EVENT: ResourceKind =
+    ResourceKind { group: "", version: "v1", kind: "Event", plural: "events", optional: false };
 /// `metrics.k8s.io/v1` PodMetrics (the resource metrics API, aggregated).
-pub const POD_METRICS_V1: Kind =
-    Kind { group: "metrics.k8s.io", version: "v1", kind: "PodMetrics", plural: "pods", optional: true };
+pub const POD_METRICS_V1: ResourceKind =
+    ResourceKind { group: "metrics.k8s.io", version: "v1", kind: "PodMetrics", plural: "pods", optional: true };
 /// `metrics.k8s.io/v1beta1` PodMetrics.
-pub const POD_METRICS_V1BETA1: Kind =
-    Kind { group: "metrics.k8s.io", version: "v1beta1", kind: "PodMetrics", plural: "pods", optional: true };
+pub const POD_METRICS_V1BETA1: ResourceKind =
+    ResourceKind { group: "metrics.k8s.io", version: "v1beta1", kind: "PodMetrics", plural: "pods", optional: true };
 
 /// The scale targets the rules know, in the order they are read.
-pub const WORKLOADS: [Kind; 5] = [DEPLOYMENT, STATEFUL_SET, REPLICA_SET, REPLICATION_CONTROLLER, ROLLOUT];
+pub const WORKLOADS: [ResourceKind; 5] = [DEPLOYMENT, STATEFUL_SET, REPLICA_SET, REPLICATION_CONTROLLER, ROLLOUT];
 
 /// The workload kind of `group` named `kind`, if it is one of [`WORKLOADS`].
-pub fn workload(group: &str, kind: &str) -> Option<&'static Kind> {
+pub fn workload(group: &str, kind: &str) -> Option<&'static ResourceKind> {
     WORKLOADS.iter().find(|k| k.kind == kind && k.group == group)
 }
 
@@ -224,7 +241,7 @@ impl Cluster {
     /// earlier pages come again.
     pub async fn list_each(
         &self,
-        kind: &Kind,
+        kind: &ResourceKind,
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
@@ -237,7 +254,7 @@ impl Cluster {
     /// only where something reads one (an HPA is decoded from its text).
     pub async fn list_objects(
         &self,
-        kind: &Kind,
+        kind: &ResourceKind,
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
@@ -252,7 +269,7 @@ impl Cluster {
     /// is asked for once an item has come, though the API server offers more (`continue`).
     pub async fn first_object(
         &self,
-        kind: &Kind,
+        kind: &ResourceKind,
         namespace: Option<&str>,
         query: &[(&str, &str)],
     ) -> Result<Option<LiveObject>, Error> {
@@ -270,7 +287,7 @@ impl Cluster {
 
     async fn list_as<T: DeserializeOwned>(
         &self,
-        kind: &Kind,
+        kind: &ResourceKind,
         namespace: Option<&str>,
         query: &[(&str, &str)],
         page_size: u32,
@@ -331,18 +348,31 @@ fn to_the_end<T>(mut each: impl FnMut(Listed<T>)) -> impl FnMut(Listed<T>) -> Co
     }
 }
 
-/// Appends `?k=v&...` with the values percent-encoded (RFC 3986 unreserved characters kept).
+/// Appends `?k=v&...` as client-go writes a request's query (`Request.URL`, with Go's
+/// `url.Values.Encode`): the keys sorted (one key's values in their order), each key and value
+/// escaped by [`push_query_escaped`].
 pub(crate) fn push_query(path: &mut String, params: &[(String, String)]) {
-    for (i, (k, v)) in params.iter().enumerate() {
+    let mut sorted: Vec<&(String, String)> = params.iter().collect();
+    // Stable: a key's values keep their order, as `url.Values` holds them.
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (i, (k, v)) in sorted.into_iter().enumerate() {
         path.push(if i == 0 { '?' } else { '&' });
-        path.push_str(k);
+        push_query_escaped(path, k);
         path.push('=');
-        for b in v.bytes() {
-            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-                path.push(char::from(b));
-            } else {
-                path.push_str(&format!("%{b:02X}"));
-            }
+        push_query_escaped(path, v);
+    }
+}
+
+/// Go's `url.QueryEscape` (`escape(s, encodeQueryComponent)` in `net/url/url.go`): ASCII
+/// letters, digits and `-_.~` as they are, a space as `+`, every other byte (reserved
+/// characters included: `shouldEscape` escapes all of them in a query component) as `%XX` in
+/// upper-case hex.
+fn push_query_escaped(out: &mut String, s: &str) {
+    for b in s.bytes() {
+        match b {
+            b if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') => out.push(char::from(b)),
+            b' ' => out.push('+'),
+            b => out.push_str(&format!("%{b:02X}")),
         }
     }
 }
@@ -365,5 +395,30 @@ mod tests {
         let mut p = String::from("/x");
         push_query(&mut p, &[("fieldSelector".into(), "involvedObject.name=web,a=b".into())]);
         assert_eq!(p, "/x?fieldSelector=involvedObject.name%3Dweb%2Ca%3Db");
+    }
+
+    /// As Go's `url.Values{...}.Encode()`: keys sorted, a space as `+`, every reserved
+    /// character, `+` itself and each byte of a non-ASCII character escaped.
+    #[test]
+    fn queries_as_go_encodes_them() {
+        let mut p = String::from("/x");
+        let params = [
+            ("labelSelector", "app in (a, b),tier!=web"),
+            ("continue", "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ=="),
+            ("limit", "500"),
+            ("fieldSelector", "a+b=c d/é?#&;:@$!*'~_-."),
+            ("labelSelector", "z"),
+        ];
+        let params: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        push_query(&mut p, &params);
+        assert_eq!(
+            p,
+            "/x?continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ%3D%3D\
+             &fieldSelector=a%2Bb%3Dc+d%2F%C3%A9%3F%23%26%3B%3A%40%24%21%2A%27~_-.\
+             &labelSelector=app+in+%28a%2C+b%29%2Ctier%21%3Dweb&labelSelector=z&limit=500"
+        );
+        let mut key = String::from("/x");
+        push_query(&mut key, &[("a b".into(), String::new())]);
+        assert_eq!(key, "/x?a+b=");
     }
 }

@@ -38,15 +38,15 @@ impl TokenFile {
     /// then `NewBearerAuthWithRefreshRoundTripper` in `transport/round_trippers.go`): a user
     /// with both `token` and `tokenFile` sends the file's token when the file can be read (and
     /// the inline token, left to kube, when it cannot); a user with a `tokenFile` alone needs it
-    /// readable now. The error: the sentence naming the file.
-    pub(crate) fn take(config: &mut Config) -> Result<Option<TokenFile>, String> {
+    /// readable now.
+    pub(crate) fn take(config: &mut Config) -> Result<Option<TokenFile>, TokenFileError> {
         let user = &mut config.auth_info;
         let Some(path) = user.token_file.take() else { return Ok(None) };
         let token = match read(Path::new(&path)) {
             Ok(token) => token,
             // kube sends the inline token.
             Err(_) if user.token.is_some() => return Ok(None),
-            Err(e) => return Err(e.sentence(&path)),
+            Err(failure) => return Err(TokenFileError { path, failure }),
         };
         user.token = None;
         Ok(Some(TokenFile { path: PathBuf::from(path), cached: Mutex::new((token, Instant::now())) }))
@@ -69,7 +69,19 @@ impl TokenFile {
     }
 }
 
+/// A token file the kubeconfig's user needs and cannot use: its path and why. Its `Display` is
+/// the sentence naming the file and the field to fix.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .failure.sentence(.path))]
+pub(crate) struct TokenFileError {
+    /// The file, as the kubeconfig names it.
+    path: String,
+    /// Why it gives no token.
+    failure: ReadFailure,
+}
+
 /// Why a token file gives no token.
+#[derive(Debug)]
 enum ReadFailure {
     /// It cannot be read.
     Io(std::io::Error),
@@ -199,10 +211,10 @@ mod tests {
         let mut both = config(Some("inline"));
         assert!(TokenFile::take(&mut both).unwrap().is_none());
         assert!(both.auth_info.token.is_some() && both.auth_info.token_file.is_none());
-        let e = TokenFile::take(&mut config(None)).unwrap_err();
+        let e = TokenFile::take(&mut config(None)).unwrap_err().to_string();
         assert!(e.starts_with(&format!("cannot read the kubeconfig user's token file {} (", path.display())), "{e}");
         std::fs::write(&path, "a\u{7}b").unwrap();
-        let e = TokenFile::take(&mut config(None)).unwrap_err();
+        let e = TokenFile::take(&mut config(None)).unwrap_err().to_string();
         assert!(e.contains("holds a control character"), "{e}");
         // No token file: nothing taken.
         let mut plain = Config::new("https://10.0.0.1:6443".parse().unwrap());

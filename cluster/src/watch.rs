@@ -53,14 +53,14 @@ use tokio::task::{AbortHandle, JoinSet};
 use crate::connect::Cluster;
 use crate::discovery::{self, Served};
 use crate::inventory::{LiveHpa, Trimmed, ignored_notes, live_namespace, trim_live};
-use crate::kinds::{self, Kind, PAGE_SIZE};
+use crate::kinds::{self, PAGE_SIZE, ResourceKind};
 use crate::object::LiveObject;
 
 mod heartbeat;
 
 /// The kinds the cache watches: what `hpa-lint cluster` reads (HPAs and every kind the
 /// cross-object rules read).
-pub const WATCHED: [Kind; 12] = crate::inventory::READ_KINDS;
+pub const WATCHED: [ResourceKind; 12] = crate::inventory::READ_KINDS;
 
 /// How the cache runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,7 +154,7 @@ impl Phase {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WatchStatus {
     /// The kind watched.
-    pub kind: Kind,
+    pub kind: ResourceKind,
     /// Where it stands.
     pub phase: Phase,
     /// Whether it has listed at least once (its objects are in the index).
@@ -254,7 +254,7 @@ pub struct ContextCache {
 #[derive(Debug)]
 struct CacheShared {
     index: RwLock<Index>,
-    watches: Mutex<BTreeMap<Kind, WatchState>>,
+    watches: Mutex<BTreeMap<ResourceKind, WatchState>>,
     /// Discovery of the optional kinds has answered once (until then, readiness waits).
     discovered: Mutex<bool>,
     /// How cached HPAs are admitted.
@@ -445,7 +445,7 @@ impl ContextCache {
     /// (listed, RBAC allowing) hold none defining it: a CRD installed that discovery has not
     /// seen served yet (its events wake the re-check) makes the answer no. `false` for a
     /// built-in kind, and whenever either is unknown.
-    pub fn not_served(&self, kind: &Kind) -> bool {
+    pub fn not_served(&self, kind: &ResourceKind) -> bool {
         if !kind.optional || !self.shared.watches().get(kind).is_some_and(|w| w.phase.unserved()) {
             return false;
         }
@@ -459,7 +459,7 @@ impl ContextCache {
     /// that reads one sees none of its objects, and one that would conclude from their absence
     /// does not ([`Reads`]).
     /// An optional CRD that is not installed is not refused: it has no objects to miss.
-    pub fn refused(&self) -> Vec<Kind> {
+    pub fn refused(&self) -> Vec<ResourceKind> {
         let watches = self.shared.watches();
         WATCHED.iter().filter(|k| watches.get(k).is_some_and(|w| w.phase == Phase::Forbidden)).copied().collect()
     }
@@ -482,7 +482,7 @@ impl CacheShared {
         self.index.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn watches(&self) -> MutexGuard<'_, BTreeMap<Kind, WatchState>> {
+    fn watches(&self) -> MutexGuard<'_, BTreeMap<ResourceKind, WatchState>> {
         lock(&self.watches)
     }
 
@@ -492,7 +492,7 @@ impl CacheShared {
 
     /// A watch of `kind` was answered (`200`): the server was reached and serves it now (a
     /// watch renewed after an error, with no event since, recovers here).
-    fn watch_answered(&self, kind: Kind) {
+    fn watch_answered(&self, kind: ResourceKind) {
         self.update(kind, |w| {
             if w.relisting {
                 return;
@@ -506,7 +506,7 @@ impl CacheShared {
     }
 
     /// A watch of `kind` delivered something (an event, a bookmark).
-    fn heard(&self, kind: Kind) {
+    fn heard(&self, kind: ResourceKind) {
         self.update(kind, |w| {
             if !w.relisting {
                 w.last_heard = Some(Instant::now());
@@ -520,7 +520,7 @@ impl CacheShared {
     /// MODIFIED event, which asks again).
     fn crds_changed(&self) {
         // The watches' lock is not taken with the index's read lock held.
-        let absent: Vec<(Kind, bool)> = {
+        let absent: Vec<(ResourceKind, bool)> = {
             let watches = self.watches();
             WATCHED.iter().filter(|k| k.optional).filter_map(|k| Some((*k, watches.get(k)?.phase.unserved()))).collect()
         };
@@ -534,7 +534,7 @@ impl CacheShared {
         }
     }
 
-    fn update(&self, kind: Kind, f: impl FnOnce(&mut WatchState)) {
+    fn update(&self, kind: ResourceKind, f: impl FnOnce(&mut WatchState)) {
         let mut watches = self.watches();
         let state = watches.entry(kind).or_insert(WatchState {
             phase: Phase::Syncing,
@@ -560,8 +560,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, options: CacheOptions) {
     let watch_timeout = options.watch_timeout();
     let mut tasks: JoinSet<()> = JoinSet::new();
-    let mut running: HashMap<Kind, AbortHandle> = HashMap::new();
-    let optional: Vec<Kind> = WATCHED.iter().copied().filter(|k| k.optional).collect();
+    let mut running: HashMap<ResourceKind, AbortHandle> = HashMap::new();
+    let optional: Vec<ResourceKind> = WATCHED.iter().copied().filter(|k| k.optional).collect();
     let mut ticker = tokio::time::interval(options.recheck_interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -644,7 +644,13 @@ async fn supervise(shared: Arc<CacheShared>, cluster: Cluster, client: Client, o
 /// optional kind whose LIST answered 404 while discovery served it is asked the same way, while
 /// the answer is still 404: it was logged at every re-check, and went syncing (the view stale, readiness
 /// lost) for as long as each new watcher took to meet the 404 again.
-async fn watch_kind(shared: Arc<CacheShared>, client: Client, kind: Kind, watch_timeout: u32, timeout: Duration) {
+async fn watch_kind(
+    shared: Arc<CacheShared>,
+    client: Client,
+    kind: ResourceKind,
+    watch_timeout: u32,
+    timeout: Duration,
+) {
     let resource = ApiResource {
         group: kind.group.to_string(),
         version: kind.version.to_string(),
@@ -817,7 +823,7 @@ pub(crate) struct Relist {
     seen: HashMap<String, HashSet<String>>,
     /// Listed objects not yet in the index, put there a page ([`PAGE_SIZE`]) at a time (one
     /// write lock a page): an entry, or the name of an object not kept (what it replaces goes).
-    page: Vec<Result<Entry, (String, String)>>,
+    page: Vec<Result<CachedObject, (String, String)>>,
 }
 
 impl CacheShared {
@@ -825,7 +831,7 @@ impl CacheShared {
     /// page at a time, each object in place of its previous state; at `InitDone` the objects
     /// of the kind the list did not have are removed ([`Relist`]). No second copy of the kind is
     /// ever held.
-    fn apply(&self, kind: Kind, event: Event<LiveObject>, relist: &mut Relist) {
+    fn apply(&self, kind: ResourceKind, event: Event<LiveObject>, relist: &mut Relist) {
         match event {
             Event::Init => {
                 relist.seen.clear();
@@ -895,7 +901,7 @@ impl CacheShared {
     }
 
     /// Puts a list's page in the index, under one write lock.
-    fn put_page(&self, kind: &Kind, page: &mut Vec<Result<Entry, (String, String)>>) {
+    fn put_page(&self, kind: &ResourceKind, page: &mut Vec<Result<CachedObject, (String, String)>>) {
         if page.is_empty() {
             return;
         }
@@ -909,7 +915,7 @@ impl CacheShared {
     }
 
     /// Drops every object of `kind` (outside the lock).
-    fn clear(&self, kind: &Kind) {
+    fn clear(&self, kind: &ResourceKind) {
         let mut old = Index::default();
         self.write().swap_kind(kind, &mut old);
         drop(old);
@@ -921,7 +927,7 @@ impl CacheShared {
     /// [`WatchStatus::ignored_fields`]; each note logged at warn once). An
     /// object of another kind that `serde_json` cannot hold as a tree (a number past `f64`'s
     /// range) is not kept (`None`), and logged.
-    fn entry(&self, kind: &Kind, object: LiveObject) -> Option<Entry> {
+    fn entry(&self, kind: &ResourceKind, object: LiveObject) -> Option<CachedObject> {
         let name = object.metadata.name.clone();
         let (trimmed, ignore) = match trim_live(kind, object) {
             Ok(trimmed) => trimmed,
@@ -949,7 +955,7 @@ impl CacheShared {
                                 }
                             }
                         }
-                        Entry::Hpa(Arc::new(hpa))
+                        CachedObject::Hpa(Arc::new(hpa))
                     }
                     Err(left_out) => {
                         if lock(&self.warned).insert(left_out.reason) {
@@ -960,7 +966,7 @@ impl CacheShared {
                             tracing::debug!(hpa = %left_out.id, reason = left_out.reason, error = %left_out.error,
                             "HPA left out of the context cache");
                         }
-                        Entry::LeftOut(left_out)
+                        CachedObject::LeftOut(left_out)
                     }
                 });
             }
@@ -972,7 +978,7 @@ impl CacheShared {
             Trimmed::RuntimeClass(r) => index::Entry::RuntimeClass(r),
             Trimmed::Crd(c) => index::Entry::CustomResourceDefinition(c),
         };
-        Some(Entry::Object(object, ignore))
+        Some(CachedObject::Object(object, ignore))
     }
 }
 
@@ -1083,7 +1089,7 @@ const NOTED_MAX: usize = 4096;
     clippy::large_enum_variant,
     reason = "a list's page of short-lived entries; boxing would add an allocation per object stored"
 )]
-enum Entry {
+enum CachedObject {
     Hpa(Arc<CachedHpa>),
     LeftOut(Box<LeftOut>),
     /// Any other kind, with its `hpa-lint.dev/ignore` annotation when it has one.
@@ -1115,7 +1121,7 @@ impl Default for Index {
 }
 
 /// The index's table of a watched kind.
-fn table(kind: &Kind) -> Table<'static> {
+fn table(kind: &ResourceKind) -> Table<'static> {
     match *kind {
         kinds::HPA => Table::Hpas,
         kinds::PDB => Table::Pdbs,
@@ -1179,7 +1185,7 @@ impl Index {
     }
 
     /// Forgets the annotation of the object `namespace/name` of `kind`, if it had one.
-    fn forget_ignore(&mut self, kind: &Kind, namespace: &str, name: &str) {
+    fn forget_ignore(&mut self, kind: &ResourceKind, namespace: &str, name: &str) {
         if let Some(of_kind) = self.ignores.get_mut(kind.kind)
             && !of_kind.is_empty()
         {
@@ -1191,7 +1197,7 @@ impl Index {
     /// with `admission`, each annotation kept): for tools and tests that hold the objects
     /// without watching them. Objects of kinds not watched are left out.
     pub fn of_objects(
-        objects: impl IntoIterator<Item = (Kind, serde_json::Value)>,
+        objects: impl IntoIterator<Item = (ResourceKind, serde_json::Value)>,
         admission: &check::Options,
     ) -> Index {
         let live = objects.into_iter().filter_map(|(kind, json)| Some((kind, LiveObject::from_tree(&json).ok()?)));
@@ -1199,7 +1205,7 @@ impl Index {
     }
 
     /// [`Index::of_objects`] for objects as a list or watch delivered them.
-    pub fn of_live(objects: impl IntoIterator<Item = (Kind, LiveObject)>, admission: &check::Options) -> Index {
+    pub fn of_live(objects: impl IntoIterator<Item = (ResourceKind, LiveObject)>, admission: &check::Options) -> Index {
         let shared = CacheShared::new(admission.clone());
         let mut index = Index::default();
         for (kind, object) in objects.into_iter().filter(|(kind, _)| WATCHED.contains(kind)) {
@@ -1211,7 +1217,7 @@ impl Index {
     }
 
     /// Objects of `kind` held.
-    pub fn count(&self, kind: &Kind) -> usize {
+    pub fn count(&self, kind: &ResourceKind) -> usize {
         self.objects.count(table(kind))
     }
 
@@ -1230,9 +1236,9 @@ impl Index {
         self.objects.every_hpa().filter(|hpa| !hpa.ignored.is_empty()).count()
     }
 
-    fn upsert(&mut self, entry: Entry) {
+    fn upsert(&mut self, entry: CachedObject) {
         match entry {
-            Entry::Hpa(hpa) => {
+            CachedObject::Hpa(hpa) => {
                 self.remove_hpa(&hpa.id.namespace, &hpa.id.name);
                 // An HPA that counts as scaling no target (a Deployment of `extensions/v1beta1`,
                 // `CachedHpa::target`) is kept but lists under no target, as `hpa-lint` files
@@ -1242,14 +1248,14 @@ impl Index {
                 let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
                 self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
             }
-            Entry::LeftOut(l) => {
+            CachedObject::LeftOut(l) => {
                 let LeftOut { id, reason, .. } = *l;
                 self.remove_hpa(&id.namespace, &id.name);
                 self.left_out.insert((id.namespace, id.name), reason);
             }
             // Only the kinds watched: the index keys nothing else.
-            Entry::Object(index::Entry::Workload(w), _) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
-            Entry::Object(o, ignore) => {
+            CachedObject::Object(index::Entry::Workload(w), _) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
+            CachedObject::Object(o, ignore) => {
                 self.set_ignore(o.id(), ignore);
                 self.objects.insert(o);
             }
@@ -1264,7 +1270,7 @@ impl Index {
         self.objects.remove_hpa(namespace, name);
     }
 
-    fn remove(&mut self, kind: &Kind, namespace: &str, name: &str) {
+    fn remove(&mut self, kind: &ResourceKind, namespace: &str, name: &str) {
         match *kind {
             kinds::HPA => self.remove_hpa(namespace, name),
             _ => {
@@ -1278,7 +1284,7 @@ impl Index {
     /// in an index of its own, outside the lock, and swaps them in under it (the old ones go
     /// out in `other`, to be dropped after the lock is released). Swapping with an empty index
     /// drops the kind.
-    fn swap_kind(&mut self, kind: &Kind, other: &mut Index) {
+    fn swap_kind(&mut self, kind: &ResourceKind, other: &mut Index) {
         if *kind == kinds::HPA {
             std::mem::swap(&mut self.left_out, &mut other.left_out);
         }
@@ -1456,15 +1462,15 @@ impl Objects for Overlay<'_> {
 /// [`Objects::workload_any_case`]), every workload kind for a namespace's workloads.
 pub struct Reads<'a> {
     world: &'a dyn Objects,
-    refused: &'a [Kind],
-    unseen: Mutex<BTreeSet<Kind>>,
+    refused: &'a [ResourceKind],
+    unseen: Mutex<BTreeSet<ResourceKind>>,
     written: Option<&'a ObjectId>,
     fetched: Option<&'a ObjectId>,
 }
 
 impl<'a> Reads<'a> {
     /// `world` read by the rules, with the kinds RBAC refuses.
-    pub fn new(world: &'a dyn Objects, refused: &'a [Kind]) -> Reads<'a> {
+    pub fn new(world: &'a dyn Objects, refused: &'a [ResourceKind]) -> Reads<'a> {
         Reads { world, refused, unseen: Mutex::new(BTreeSet::new()), written: None, fetched: None }
     }
 
@@ -1489,13 +1495,13 @@ impl<'a> Reads<'a> {
     }
 
     /// The refused kinds the rules read so far, in [`WATCHED`] order.
-    pub fn unseen(&self) -> Vec<Kind> {
+    pub fn unseen(&self) -> Vec<ResourceKind> {
         let unseen = lock(&self.unseen);
         WATCHED.iter().filter(|k| unseen.contains(k)).copied().collect()
     }
 
     /// Notes the refused kinds a read touches.
-    fn note(&self, read: impl Fn(&Kind) -> bool) {
+    fn note(&self, read: impl Fn(&ResourceKind) -> bool) {
         if self.refused.iter().any(&read) {
             lock(&self.unseen).extend(self.refused.iter().filter(|k| read(k)));
         }
@@ -1503,7 +1509,7 @@ impl<'a> Reads<'a> {
 }
 
 /// Whether the index keeps `kind` among the workloads.
-fn is_workload(kind: &Kind) -> bool {
+fn is_workload(kind: &ResourceKind) -> bool {
     matches!(table(kind), Table::Workloads(_))
 }
 
@@ -1545,7 +1551,7 @@ impl Objects for Reads<'_> {
         }) {
             return true;
         }
-        let same = |k: &Kind| k.group == group && k.kind.eq_ignore_ascii_case(kind);
+        let same = |k: &ResourceKind| k.group == group && k.kind.eq_ignore_ascii_case(kind);
         WATCHED.iter().any(same)
             && !self.refused.iter().any(same)
             && self.world.would_hold(group, kind, namespace, name)
@@ -1683,7 +1689,7 @@ mod tests {
         }
     }
 
-    fn put(index: &mut Index, kind: Kind, object: serde_json::Value) {
+    fn put(index: &mut Index, kind: ResourceKind, object: serde_json::Value) {
         let object: LiveObject = serde_json::from_value(object).unwrap();
         let shared = CacheShared::new(CacheOptions::default().admission);
         index.upsert(shared.entry(&kind, object).unwrap());

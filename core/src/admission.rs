@@ -78,7 +78,7 @@ impl Outcome {
     /// The message of the 422 status, or `None` when allowed.
     pub fn status_message(&self) -> Option<String> {
         (!self.errors.is_empty()).then(|| {
-            field::invalid_message_bytes(api::KIND, api::GROUP, self.object.metadata.name_bytes(), &self.errors)
+            field::invalid_message_bytes(api::KIND, api::GROUP, self.object.metadata.name.as_bytes(), &self.errors)
         })
     }
 }
@@ -162,7 +162,7 @@ pub fn before_create(hpa: &mut v2::HorizontalPodAutoscaler, gates: &FeatureGates
     drop_disabled_fields(hpa, gates);
     if hpa.metadata.name.is_empty() && !hpa.metadata.generate_name.is_empty() {
         let name = generated_name(hpa.metadata.generate_name.as_bytes());
-        hpa.metadata.set_name_bytes(name);
+        hpa.metadata.name = api::meta::Name::from_bytes(name);
     }
 }
 
@@ -478,11 +478,11 @@ mod tests {
         }
         // 58 bytes: a prefix of multi-byte characters keeps 29 of its 30 `é`.
         let mut object = hpa(None);
-        object.metadata_mut().name = String::new();
+        object.metadata_mut().name = Default::default();
         object.metadata_mut().generate_name = format!("{}-", "\u{e9}".repeat(30));
         let outcome = admit(&object, None, Operation::Create, &opts).unwrap();
         assert_eq!(outcome.name(), format!("{}xxxxx", "\u{e9}".repeat(29)));
-        assert_eq!(outcome.object.metadata.invalid_utf8_name, None);
+        assert_eq!(outcome.object.metadata.name.invalid_utf8(), None);
         // A name and a prefix of the DNS rule pass the path rule too.
         let mut object = hpa(None);
         object.metadata_mut().generate_name = "web-".into();
@@ -503,12 +503,12 @@ mod tests {
         for version in [KubernetesVersion::V1_33, KubernetesVersion::V1_34, KubernetesVersion::V1_38] {
             let opts = AdmissionOptions { gates: FeatureGates::new(version), ..AdmissionOptions::default() };
             let mut object = hpa(None);
-            object.metadata_mut().name = String::new();
+            object.metadata_mut().name = Default::default();
             object.metadata_mut().generate_name.clone_from(&generate_name);
             let outcome = admit(&object, None, Operation::Create, &opts).unwrap();
             let mut bytes = "a".repeat(57).into_bytes();
             bytes.extend(b"\xc3xxxxx");
-            assert_eq!(outcome.object.metadata.name_bytes(), bytes.as_slice(), "{version}");
+            assert_eq!(outcome.object.metadata.name.as_bytes(), bytes.as_slice(), "{version}");
             assert_eq!(outcome.name(), format!("{}\u{fffd}xxxxx", "a".repeat(57)), "{version}");
             let messages: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
             assert_eq!(

@@ -978,9 +978,19 @@ fn as_written_json<'t>(node: Node<'_>, text: &'t str, lines: &LineIndex) -> Opti
 /// order, the item's [`NotAnObject::item`] set: `objects` are the file's, as [`objects_in`]
 /// lists them (in document order), read once for both.
 pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]) -> Vec<NotAnObject<'a>> {
-    if !parsed.documents.iter().any(|d| is_object(d.root())) {
+    if !holds_objects(parsed) {
         return Vec::new();
     }
+    refusals(parsed, text, objects)
+}
+
+/// Whether a file is a manifest: one of its documents is an object ([`is_object`]).
+pub fn holds_objects(parsed: &Parsed) -> bool {
+    parsed.documents.iter().any(|d| is_object(d.root()))
+}
+
+/// [`not_objects`] of a file that holds objects.
+fn refusals<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]) -> Vec<NotAnObject<'a>> {
     // Only a document read as JSON is decoded from its text as written ([`metadata_refusal`]):
     // the index of the text's lines is built for those alone.
     let lines = LineIndex::new(if parsed.documents.iter().any(|d| d.json) { text } else { "" });
@@ -1031,16 +1041,27 @@ pub struct Unsent<'a> {
 /// A file's objects, as the one per-file loop ([`walk`]) hands them to every front end.
 #[derive(Debug)]
 pub struct FileObjects<'a> {
-    /// Every object, lists expanded ([`objects_in`]), in order.
+    /// Every object, lists expanded ([`objects_in`]), in order: in a file that is no manifest
+    /// (`manifest` false), its documents, which are no objects.
     pub objects: Vec<ObjectRef<'a>>,
     /// What kubectl reads in the file but refuses ([`not_objects`]).
     pub refused: Vec<NotAnObject<'a>>,
+    /// Whether the file holds objects ([`holds_objects`]). A file that does not (a Helm
+    /// `Chart.yaml` or `values.yaml`, an Ansible playbook) has no object to count or check,
+    /// and nothing refused to report.
+    pub manifest: bool,
 }
 
 impl<'a> FileObjects<'a> {
-    /// The objects kubectl decodes and sends ([`counts_as_object`]), in order.
+    /// The objects kubectl decodes and sends ([`FileObjects::counts`]), in order.
     pub fn counted(&self) -> impl Iterator<Item = &ObjectRef<'a>> {
-        self.objects.iter().filter(|o| counts_as_object(o, &self.refused))
+        self.objects.iter().filter(|o| self.counts(o))
+    }
+
+    /// Whether `obj`, one of [`FileObjects::objects`], is an object kubectl decodes and sends:
+    /// the file is a manifest and kubectl does not refuse it ([`counts_as_object`]).
+    pub fn counts(&self, obj: &ObjectRef<'_>) -> bool {
+        self.manifest && counts_as_object(obj, &self.refused)
     }
 }
 
@@ -1142,8 +1163,9 @@ pub fn walk<'a, R>(
     each: impl FnOnce(&FileObjects<'a>) -> R,
 ) -> (R, Vec<Problem<'a>>) {
     let objects = objects_in(index, parsed);
-    let refused = not_objects(parsed, &file.text, &objects);
-    let contents = FileObjects { objects, refused };
+    let manifest = holds_objects(parsed);
+    let refused = if manifest { refusals(parsed, &file.text, &objects) } else { Vec::new() };
+    let contents = FileObjects { objects, refused, manifest };
     let result = each(&contents);
     let mut problems = Vec::new();
     if let Some(reason) = &file.unreadable {

@@ -2,9 +2,9 @@
 
 use clap::Parser;
 
-/// What a run printed and how it ended.
+/// What an in-process `hpa-lint` run printed and how it ended (as `std::process::Output`).
 #[derive(Debug, Clone)]
-pub struct Run {
+pub struct CapturedRun {
     /// Exit status.
     pub code: u8,
     /// Standard output.
@@ -13,7 +13,7 @@ pub struct Run {
     pub stderr: String,
 }
 
-impl Run {
+impl CapturedRun {
     /// Standard output parsed as JSON.
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
@@ -21,20 +21,24 @@ impl Run {
 }
 
 /// Runs `hpa-lint ARGS...` with `stdin` as standard input.
-pub fn hpa_lint(args: &[&str], stdin: &str) -> Run {
+pub fn hpa_lint(args: &[&str], stdin: &str) -> CapturedRun {
     hpa_lint_bytes(args, stdin.as_bytes())
 }
 
 /// [`hpa_lint`](fn@hpa_lint) with any bytes (binary, not UTF-8) as standard input.
-pub fn hpa_lint_bytes(args: &[&str], stdin: &[u8]) -> Run {
+pub fn hpa_lint_bytes(args: &[&str], stdin: &[u8]) -> CapturedRun {
     let parsed = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()));
     let args = match parsed {
         Ok(a) => a,
-        Err(e) => return Run { code: 2, stdout: String::new(), stderr: e.to_string() },
+        Err(e) => return CapturedRun { code: 2, stdout: String::new(), stderr: e.to_string() },
     };
     let mut input = stdin;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
     let code = hpa_lint::run(args, &mut io).code();
-    Run { code, stdout: String::from_utf8_lossy(&out).into_owned(), stderr: String::from_utf8_lossy(&err).into_owned() }
+    CapturedRun {
+        code,
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+    }
 }

@@ -917,7 +917,7 @@ fn diagnose_reads_the_inputs_of_one_sync() {
         // Deployment as its registry builds it) give the same inputs.
         // The HPAs are decoded from the files, once each: the same HPA as the live read decoded.
         let snapshot: Vec<Value> = objects.items.iter().filter(|o| o["kind"] != "Scale").cloned().collect();
-        let files = diagnose::Objects::snapshot(snapshot.clone(), KubernetesVersion::LATEST);
+        let files = diagnose::DiagnosisObjects::snapshot(snapshot.clone(), KubernetesVersion::LATEST);
         let from_files = diagnose::inputs_from_objects(&files, "shop", "web", now).unwrap();
         assert_eq!(from_files.sync, inputs.sync);
         assert_eq!(from_files.hpa, inputs.hpa);

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use hpa_tests::cli::{Run, hpa_lint};
+use hpa_tests::cli::{CapturedRun, hpa_lint};
 use serde_json::Value;
 
 /// [`hpa_tests::VALID_HPA`] with a condition's `observedGeneration`, a field of 1.37 (unknown
@@ -48,7 +48,7 @@ fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> String {
 
 /// A configuration naming a release that does not exist, on line 1 column 20, and one whose
 /// controller tolerance is negative, on line 1 column 25: each must fail the run with its place.
-fn assert_broken_configurations_fail(dir: &tempfile::TempDir, run: impl Fn(&str) -> Run) {
+fn assert_broken_configurations_fail(dir: &tempfile::TempDir, run: impl Fn(&str) -> CapturedRun) {
     let version = write(dir, "version.yaml", "kubernetesVersion: \"1.20\"\n");
     let r = run(&version);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -98,7 +98,7 @@ fn convert_reads_the_release_of_the_configuration() {
 }
 
 /// The `at` of the second sync of a `simulate -o json` run: the sync period.
-fn sync_period(run: &Run) -> Value {
+fn sync_period(run: &CapturedRun) -> Value {
     assert_eq!(run.code, 0, "{}", run.stderr);
     run.json()["steps"][1]["at"].clone()
 }
@@ -143,7 +143,7 @@ fn diagnose_reads_the_release_and_controller_of_the_configuration() {
     let diagnose = |extra: &[&str]| {
         hpa_lint(&[&["diagnose", "-o", "json"], extra, &["--snapshot", &objects, &metrics, "php-apache"]].concat(), "")
     };
-    let period = |r: &Run| {
+    let period = |r: &CapturedRun| {
         assert_eq!(r.code, 0, "{}", r.stderr);
         r.json()["forecast"]["syncPeriodSeconds"].clone()
     };

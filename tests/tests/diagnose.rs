@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hpa_tests::apiserver::{Fault, LiveCluster as Live, TestApiServer, fixtures};
-use hpa_tests::cli::{Run, hpa_lint};
+use hpa_tests::cli::{CapturedRun, hpa_lint};
 use serde_json::{Value, json};
 
 fn data(file: &str) -> String {
@@ -15,7 +15,7 @@ fn data(file: &str) -> String {
 /// The snapshot's replayed sync instant (the PodMetrics' timestamp).
 const NOW: &str = "2026-03-02T10:00:04Z";
 
-fn snapshot(output: &str) -> Run {
+fn snapshot(output: &str) -> CapturedRun {
     let (objects, metrics) = (data("objects.yaml"), data("pod-metrics.json"));
     hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache", "-o", output], "")
 }
@@ -115,11 +115,11 @@ fn live_with_metric_adapters() -> (Live, PathBuf) {
 /// `hpa-lint diagnose` on a [`Live`] cluster.
 trait Diagnose {
     /// `hpa-lint diagnose` against the server (outside its runtime: the command runs its own).
-    fn diagnose(&self, extra: &[&str]) -> Run;
+    fn diagnose(&self, extra: &[&str]) -> CapturedRun;
 }
 
 impl Diagnose for Live {
-    fn diagnose(&self, extra: &[&str]) -> Run {
+    fn diagnose(&self, extra: &[&str]) -> CapturedRun {
         self.hpa_lint("diagnose", &[&["-n", "default", "--now", NOW], extra].concat())
     }
 }
@@ -2642,8 +2642,9 @@ fn an_unparsable_scale_selector_is_the_controllers_invalid_selector() {
 }
 
 /// Live, the pods' metrics are asked with the scale's selector as the controller's clients
-/// send it, `labels.Parse(status.selector).String()`: a custom resource that writes
-/// ` tier notin (b,a,a), app==w` is asked `app==w,tier notin (a,b)`, and its pods are found.
+/// send it, `labels.Parse(status.selector).String()` in Go's query escaping (a space as `+`):
+/// a custom resource that writes ` tier notin (b,a,a), app==w` is asked
+/// `app==w,tier notin (a,b)`, and its pods are found.
 #[test]
 fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
     let l = widgets();
@@ -2662,7 +2663,7 @@ fn live_pod_metrics_are_asked_with_the_parsed_selectors_string() {
         .filter(|r| r.path.contains("/pods") && r.path.contains("metrics.k8s.io"))
         .map(|r| r.query)
         .collect();
-    assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier%20notin%20%28a%2Cb%29"), "{queries:#?}");
+    assert!(queries.iter().any(|q| q == "labelSelector=app%3D%3Dw%2Ctier+notin+%28a%2Cb%29"), "{queries:#?}");
 }
 
 /// The command that gathers a Pods metric asks with the pods' selector as the metrics client

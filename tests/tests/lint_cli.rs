@@ -13,7 +13,7 @@ fn write(dir: &tempfile::TempDir, name: &str, content: impl AsRef<[u8]>) -> Stri
     path.display().to_string()
 }
 
-fn entries(run: &hpa_tests::cli::Run) -> Vec<Value> {
+fn entries(run: &hpa_tests::cli::CapturedRun) -> Vec<Value> {
     run.json().as_array().unwrap().clone()
 }
 
@@ -682,4 +682,36 @@ fn first_mistakes_say_what_to_do() {
     let run = hpa_lint(&["--config", &config, "-"], VALID);
     assert_eq!(run.code, 2);
     assert!(run.stderr.starts_with(&format!("hpa-lint: error: {config}:1:1: unknown field `rule`; expected one of: ")));
+}
+
+/// A Helm chart's `Chart.yaml` and `values.yaml` (linted as files, the chart directory named or
+/// its files given one by one) hold no object: the summary counts none of their documents
+/// (each was one object), beside a manifest's objects, and `validate` skips none of them.
+#[test]
+fn a_chart_yaml_is_no_object_in_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = write(&dir, "Chart.yaml", "apiVersion: v2\nname: demo\nversion: 0.1.0\n");
+    let values = write(&dir, "values.yaml", "replicaCount: 1\nkind: DaemonSet\n---\n- a list\n");
+    let summary = |args: &[&str]| {
+        let run = hpa_lint(&[&["--no-config"], args].concat(), "");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.lines().last().unwrap_or_default().to_string()
+    };
+    let nothing = "0 errors, 0 warnings, 0 infos in 0 HorizontalPodAutoscalers (0 objects)";
+    assert_eq!(summary(&[&chart]), nothing);
+    assert_eq!(summary(&[&chart, &values]), nothing);
+    assert_eq!(summary(&[&dir.path().display().to_string()]), nothing);
+    let manifest =
+        write(&dir, "hpa.yaml", format!("{VALID}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\n"));
+    assert_eq!(
+        summary(&[&chart, &values, &manifest]),
+        "0 errors, 0 warnings, 0 infos in 1 HorizontalPodAutoscaler (2 objects)"
+    );
+    let validated = hpa_lint(&["validate", "--no-config", &chart, &values, &manifest], "");
+    assert_eq!(validated.code, 0, "{}", validated.stderr);
+    assert!(
+        validated.stdout.ends_with("1 HorizontalPodAutoscaler: 1 valid, 0 invalid; 1 other object skipped\n"),
+        "{}",
+        validated.stdout
+    );
 }

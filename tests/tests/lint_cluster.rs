@@ -4,7 +4,7 @@
 
 use hpa_tests::apiserver::fixtures;
 use hpa_tests::apiserver::{Fault, LiveCluster as Live};
-use hpa_tests::cli::{Run, hpa_lint};
+use hpa_tests::cli::{CapturedRun, hpa_lint};
 use serde_json::{Value, json};
 
 fn live() -> Live {
@@ -15,11 +15,11 @@ fn live() -> Live {
 trait Cluster {
     /// `hpa-lint cluster --no-config ARGS` (outside the server's runtime: the command runs its
     /// own).
-    fn lint(&self, extra: &[&str]) -> Run;
+    fn lint(&self, extra: &[&str]) -> CapturedRun;
 }
 
 impl Cluster for Live {
-    fn lint(&self, extra: &[&str]) -> Run {
+    fn lint(&self, extra: &[&str]) -> CapturedRun {
         self.hpa_lint("cluster", &[&["--no-config"], extra].concat())
     }
 }
@@ -315,7 +315,7 @@ fn namespaces_are_read_as_asked() {
     let l = live();
     l.server.apply(&payments());
     l.server.apply(&fixtures::in_namespace(fixtures::cluster_fixture("replicas-set"), "shop"));
-    let namespaces = |run: &Run| {
+    let namespaces = |run: &CapturedRun| {
         let mut ns: Vec<String> = run.json()["diagnostics"]
             .as_array()
             .unwrap()

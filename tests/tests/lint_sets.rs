@@ -58,12 +58,14 @@ fn lint(args: &[&str], stdin: &str) -> Value {
     run.json()
 }
 
+/// The diagnostics of a JSON report.
+fn diagnostics(report: &Value) -> std::slice::Iter<'_, Value> {
+    report["diagnostics"].as_array().unwrap().iter()
+}
+
 /// (line, column, rule) of every diagnostic.
 fn positions(report: &Value) -> Vec<(u64, u64, String)> {
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
+    diagnostics(report)
         .map(|d| (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), d["rule"].as_str().unwrap().to_string()))
         .collect()
 }
@@ -83,12 +85,7 @@ fn one_finding_names_every_container_without_the_request() {
         d["message"],
         "cpu utilization needs a cpu request in every container, and containers \"app\" and \"proxy\" of Deployment shop/web have none: the controller will not scale on this metric"
     );
-    let related: Vec<(u64, u64, &str)> = d["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
-        .collect();
+    let related = related_of(&report);
     assert_eq!(related, [(28, 9, "no cpu request here"), (35, 9, "no cpu request here")]);
 }
 
@@ -611,12 +608,7 @@ fn a_limit_range_kube_apiserver_refuses_gives_no_request() {
             "add resources.requests.cpu to container \"app\" (a cpu limit alone also sets it), or use an AverageValue target; or correct LimitRange shop/lr so that kube-apiserver accepts it".to_string()
         )]
     );
-    let related: Vec<(u64, u64, &str)> = report["diagnostics"][0]["related"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap(), r["message"].as_str().unwrap()))
-        .collect();
+    let related = related_of(&report);
     assert_eq!(related, [(32, 27, "rejected by kube-apiserver"), (12, 9, "no cpu request here")], "{report}");
     let report = lint(&["--select", "HPA201", "--kubernetes-version", "1.33"], &refused);
     assert_eq!(
@@ -696,10 +688,7 @@ fn nameless_hpas_in_conflicts() {
     };
     let messages = |text: &str| -> Vec<(u64, String)> {
         let report = lint(&["--select", "HPA407,HPA000"], text);
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
+        diagnostics(&report)
             .map(|d| {
                 (
                     d["line"].as_u64().unwrap(),
@@ -768,10 +757,7 @@ fn undecodable_requests_say_what_kube_apiserver_does() {
 fn the_namespace_flag_leaves_objects_naming_another_one_in_it() {
     let found = |args: &[&str], text: &str| -> Vec<(String, String)> {
         let report = lint(args, text);
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
+        diagnostics(&report)
             .map(|d| (d["rule"].as_str().unwrap().to_string(), d["object"]["namespace"].as_str().unwrap().to_string()))
             .collect()
     };
@@ -807,10 +793,7 @@ fn metadata_decode_errors_have_the_field_path() {
 
 /// The diagnostics of `rule` as (path, message, help).
 fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
+    diagnostics(report)
         .filter(|d| d["rule"] == rule)
         .map(|d| {
             let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
@@ -821,10 +804,7 @@ fn said(report: &Value, rule: &str) -> Vec<(String, String, String)> {
 
 /// (line, column, rule, message) of every diagnostic.
 fn placed_messages(report: &Value) -> Vec<(u64, u64, String, String)> {
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
+    diagnostics(report)
         .map(|d| {
             let text = |k: &str| d[k].as_str().unwrap().to_string();
             (d["line"].as_u64().unwrap(), d["column"].as_u64().unwrap(), text("rule"), text("message"))
@@ -1441,10 +1421,7 @@ fn a_vpa_setting_requests_at_creation_only_concerns_a_utilization_target() {
     let average = "{type: AverageValue, averageValue: 100m}";
     let found = |target: &str, mode: &str| {
         let report = lint(&["--select", "HPA408"], &set(target, mode));
-        report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
+        diagnostics(&report)
             .map(|d| (d["line"].as_u64().unwrap(), d["severity"].as_str().unwrap().to_string()))
             .collect::<Vec<_>>()
     };
@@ -2433,10 +2410,7 @@ fn the_pods_of_a_custom_resource_are_not_guessed_from_its_template() {
 fn an_hpa_the_controller_never_scales_with_has_no_finding_about_pods() {
     let set = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/agent:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n  metrics:\n  - type: ContainerResource\n    containerResource: {name: cpu, container: nope, target: {type: Utilization, averageUtilization: 50}}\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: ds2}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: agent}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: agent}}\n---\napiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata: {name: agent}\nspec:\n  targetRef: {apiVersion: apps/v1, kind: DaemonSet, name: agent}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: a, image: ghcr.io/example/web:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec:\n  scaleTargetRef: {apiVersion: extensions/v1beta1, kind: Deployment, name: web}\n  maxReplicas: 5\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec:\n  minAvailable: 1\n  selector: {matchLabels: {app: web}}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: job}\nspec:\n  template:\n    metadata: {labels: {app: job}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: a, image: ghcr.io/example/job:1}]\n---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: job}\nspec:\n  scaleTargetRef: {apiVersion: batch/v1, kind: Job, name: job}\n  maxReplicas: 5\n";
     let report = lint(&[], set);
-    let found: Vec<(String, String)> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
+    let found: Vec<(String, String)> = diagnostics(&report)
         .map(|d| (d["object"]["name"].as_str().unwrap().to_string(), d["rule"].as_str().unwrap().to_string()))
         .collect();
     let expected = [("ds", "HPA402"), ("ds2", "HPA402"), ("web", "HPA405"), ("job", "HPA402")];

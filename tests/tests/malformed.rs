@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use hpa_tests::cli::{Run, hpa_lint, hpa_lint_bytes};
+use hpa_tests::cli::{CapturedRun, hpa_lint, hpa_lint_bytes};
 use serde_json::Value;
 
 use hpa_tests::VALID_HPA as VALID;
@@ -39,19 +39,19 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('\t', "\\t").replace('\n', "\\n").replace('\r', "\\r")
 }
 
-fn lint(stdin: &[u8]) -> Run {
+fn lint(stdin: &[u8]) -> CapturedRun {
     hpa_lint_bytes(&["--no-config", "-o", "json", "-"], stdin)
 }
 
-fn validate(stdin: &[u8]) -> Run {
+fn validate(stdin: &[u8]) -> CapturedRun {
     hpa_lint_bytes(&["validate", "-o", "json", "-"], stdin)
 }
 
-fn diagnostics(run: &Run) -> Vec<Value> {
+fn diagnostics(run: &CapturedRun) -> Vec<Value> {
     run.json()["diagnostics"].as_array().cloned().unwrap_or_default()
 }
 
-fn entries(run: &Run) -> Vec<Value> {
+fn entries(run: &CapturedRun) -> Vec<Value> {
     run.json().as_array().cloned().unwrap_or_default()
 }
 

@@ -211,7 +211,7 @@ fn hpa() -> impl Strategy<Value = HorizontalPodAutoscaler> {
         HorizontalPodAutoscaler {
             api_version: "autoscaling/v2".into(),
             kind: "HorizontalPodAutoscaler".into(),
-            metadata: ObjectMeta { name: n.clone(), namespace: ns, ..Default::default() },
+            metadata: ObjectMeta { name: n.clone().into(), namespace: ns, ..Default::default() },
             spec: HorizontalPodAutoscalerSpec {
                 scale_target_ref: CrossVersionObjectReference {
                     kind: "Deployment".into(),

@@ -82,7 +82,7 @@ pub struct Reviewer {
 
 /// The HTTP answer to one review.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub struct ReviewAnswer {
     /// 200, or 400 when no AdmissionResponse can be formed.
     pub status: u16,
     /// `application/json` review for 200, a `text/plain` reason for 400.
@@ -102,19 +102,19 @@ pub struct ContextReport {
     pub stale: bool,
     /// The kinds RBAC refuses to watch that the cross-object rules read (fresh view): they ran
     /// in part, and the answer says so.
-    pub partial: Vec<hpa_cluster::kinds::Kind>,
+    pub partial: Vec<hpa_cluster::kinds::ResourceKind>,
     /// The rule of each cross-object finding reported (as a warning or a denial).
     pub findings: Vec<&'static str>,
 }
 
-impl Answer {
+impl ReviewAnswer {
     pub(crate) fn review(
         response: &AdmissionResponse,
         version: ReviewVersion,
         operation: OperationLabel,
         outcome: OutcomeLabel,
-    ) -> Answer {
-        Answer {
+    ) -> ReviewAnswer {
+        ReviewAnswer {
             status: 200,
             body: ResponseReview::in_version(response, version).to_vec(),
             operation,
@@ -123,8 +123,8 @@ impl Answer {
         }
     }
 
-    fn bad_request(message: String) -> Answer {
-        Answer {
+    fn bad_request(message: String) -> ReviewAnswer {
+        ReviewAnswer {
             status: 400,
             body: message.into_bytes(),
             operation: OperationLabel::Unknown,
@@ -202,7 +202,7 @@ pub struct Read<'a> {
 #[derive(Debug)]
 enum ReadState<'a> {
     /// Not a review to decide: answered already (400, or `allowed: false` for a malformed one).
-    Answered(Answer),
+    Answered(ReviewAnswer),
     /// A request to decide.
     Request(Box<ReadRequest<'a>>),
 }
@@ -322,13 +322,13 @@ impl Reviewer {
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, without a view of the
     /// cluster.
-    pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> Answer {
+    pub fn review(&self, endpoint: Endpoint, body: &[u8], policy: &Policy) -> ReviewAnswer {
         self.review_in(endpoint, body, policy, &View::Off)
     }
 
     /// Answers one AdmissionReview body on `endpoint`, under `policy`, with `view` of the
     /// cluster: [`Reviewer::read`], then [`Reviewer::answer`].
-    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> Answer {
+    pub fn review_in(&self, endpoint: Endpoint, body: &[u8], policy: &Policy, view: &View<'_>) -> ReviewAnswer {
         self.answer(self.read(endpoint, body), policy, view)
     }
 
@@ -342,11 +342,11 @@ impl Reviewer {
             Ok(request) => request,
             Err(Rejection::BadRequest(message)) => {
                 tracing::warn!(reason = %message, "rejected a request that is not an AdmissionReview");
-                return Read { endpoint, state: ReadState::Answered(Answer::bad_request(message)) };
+                return Read { endpoint, state: ReadState::Answered(ReviewAnswer::bad_request(message)) };
             }
             Err(Rejection::Invalid { version, uid, message }) => {
                 tracing::warn!(%uid, reason = %message, "rejected a malformed AdmissionReview");
-                let answer = Answer::review(
+                let answer = ReviewAnswer::review(
                     &AdmissionResponse::invalid(&uid, message),
                     version,
                     OperationLabel::Unknown,
@@ -375,7 +375,7 @@ impl Reviewer {
     }
 
     /// Answers a review [`Reviewer::read`] read, under `policy`, with `view` of the cluster.
-    pub fn answer(&self, read: Read<'_>, policy: &Policy, view: &View<'_>) -> Answer {
+    pub fn answer(&self, read: Read<'_>, policy: &Policy, view: &View<'_>) -> ReviewAnswer {
         let ReadRequest { request, operation, span, object } = match read.state {
             ReadState::Answered(answer) => return answer,
             ReadState::Request(r) => *r,
@@ -394,7 +394,7 @@ impl Reviewer {
             }
             _ => tracing::debug!(outcome = outcome.as_str(), warnings = response.warnings.len(), "answered"),
         }
-        Answer { context: report, ..Answer::review(&response, request.review_version, operation, outcome) }
+        ReviewAnswer { context: report, ..ReviewAnswer::review(&response, request.review_version, operation, outcome) }
     }
 
     #[expect(clippy::too_many_arguments, reason = "one review's parts, each read once")]
@@ -794,10 +794,10 @@ pub fn mutate_v1(
 fn cross_object_findings(
     admitted: &check::Admitted,
     index: &hpa_cluster::Index,
-    refused: &[hpa_cluster::kinds::Kind],
+    refused: &[hpa_cluster::kinds::ResourceKind],
     target: Option<&TargetRead>,
     options: &check::Options,
-) -> (Vec<Finding>, Vec<hpa_cluster::kinds::Kind>) {
+) -> (Vec<Finding>, Vec<hpa_cluster::kinds::ResourceKind>) {
     let t = &admitted.effective().spec.scale_target_ref;
     let id = context::hpa_id(admitted.effective());
     let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);

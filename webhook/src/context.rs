@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use hpa_cluster::Cluster;
 use hpa_cluster::inventory::{CustomTarget, TargetRead, custom_target_crd, read_custom_target, read_watched_target};
-use hpa_cluster::kinds::{self, Kind};
+use hpa_cluster::kinds::{self, ResourceKind};
 use hpa_cluster::watch::{ContextCache, Freshness, Index, Reads};
 use hpa_core::api::{CrossVersionObjectReference, v2};
 use hpa_core::rules::ObjectId;
@@ -71,7 +71,7 @@ pub enum View<'a> {
     /// watch ([`ContextCache::refused`]): fresh all the same, but a rule reading one sees none of
     /// its objects ([`partial_warning`]); and what the `GET` of the HPA's custom-resource target
     /// answered, when it was read ([`ClusterContext::read_target`]).
-    Fresh(RwLockReadGuard<'a, Index>, Vec<Kind>, Option<TargetRead>),
+    Fresh(RwLockReadGuard<'a, Index>, Vec<ResourceKind>, Option<TargetRead>),
     /// The cache cannot be trusted (the reason): single-object checks only, said in a warning.
     Stale(String),
 }
@@ -202,7 +202,7 @@ impl View<'_> {
     }
 
     /// The kinds RBAC refuses to watch, when fresh (none otherwise).
-    pub fn refused(&self) -> &[Kind] {
+    pub fn refused(&self) -> &[ResourceKind] {
         match self {
             View::Fresh(_, refused, _) => refused,
             View::Off | View::Stale(_) => &[],
@@ -246,7 +246,7 @@ pub enum Subject {
 /// kinds RBAC refuses to watch (`unseen`, [`Reads::unseen`](hpa_cluster::Reads::unseen)): they
 /// ran, but saw none of those objects, so a finding (and a `denyRules` denial) about them cannot
 /// show. `None` when they read none.
-pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
+pub fn partial_warning(subject: Subject, unseen: &[ResourceKind]) -> Option<String> {
     if unseen.is_empty() {
         return None;
     }
@@ -254,7 +254,7 @@ pub fn partial_warning(subject: Subject, unseen: &[Kind]) -> Option<String> {
         Subject::Hpa => "the cross-object rules of this HPA",
         Subject::Write => "this write against its HPAs",
     };
-    let kinds: Vec<String> = unseen.iter().map(Kind::resource).collect();
+    let kinds: Vec<String> = unseen.iter().map(ResourceKind::resource).collect();
     Some(format!("hpa-webhook checked {checked} in part: RBAC refuses to watch {} (not read)", kinds.join(", ")))
 }
 
@@ -287,6 +287,6 @@ pub fn hpa_id(hpa: &v2::HorizontalPodAutoscaler) -> ObjectId {
         api_version: v2::API_VERSION.to_string(),
         kind: hpa_core::api::KIND.to_string(),
         namespace: hpa.metadata.namespace.clone(),
-        name: hpa.metadata.name.clone(),
+        name: hpa.metadata.name.to_string(),
     }
 }

@@ -28,8 +28,9 @@
 use std::collections::HashSet;
 
 use hpa_cluster::inventory::{Trimmed, object_id, trim};
-use hpa_cluster::kinds::{self, Kind};
+use hpa_cluster::kinds::{self, ResourceKind};
 use hpa_cluster::watch::{CachedHpa, Index, Overlay, Reads};
+use hpa_core::api::decode::{PathStep, parse_path};
 use hpa_core::api::meta::field_owners;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
 use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
@@ -44,7 +45,7 @@ use crate::review::{AdmissionRequest, AdmissionResponse};
 pub const MAX_HPAS: usize = 20;
 
 /// The kinds this endpoint checks, by API group and resource.
-pub const KINDS: [Kind; 7] = [
+pub const KINDS: [ResourceKind; 7] = [
     kinds::DEPLOYMENT,
     kinds::STATEFUL_SET,
     kinds::REPLICA_SET,
@@ -170,53 +171,30 @@ impl Written<'_> {
         if id != self.changed.id() {
             return false;
         }
-        let Some(segments) = field_segments(path) else { return false };
-        value_at(old, &segments) != value_at(new, &segments) || owners(old, &segments) != owners(new, &segments)
-    }
-}
-
-/// One step of a field path.
-#[derive(Debug, PartialEq)]
-enum Segment<'a> {
-    Field(&'a str),
-    Index(usize),
-}
-
-/// The steps of a field path as findings write them (`spec.template.spec.containers[0].name`);
-/// `None` when it does not read as one.
-fn field_segments(path: &str) -> Option<Vec<Segment<'_>>> {
-    let mut out = Vec::new();
-    for part in path.split('.') {
-        let (name, mut rest) = part.split_once('[').map_or((part, ""), |(n, r)| (n, r));
-        if name.is_empty() {
-            return None;
+        let steps = parse_path(path);
+        if steps.is_empty() {
+            return false;
         }
-        out.push(Segment::Field(name));
-        while !rest.is_empty() {
-            let (index, after) = rest.split_once(']')?;
-            out.push(Segment::Index(index.parse().ok()?));
-            rest = after.strip_prefix('[').unwrap_or(after);
-        }
+        value_at(old, &steps) != value_at(new, &steps) || owners(old, &steps) != owners(new, &steps)
     }
-    Some(out)
 }
 
 /// The value at a field path.
-fn value_at<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Option<&'v Value> {
-    segments.iter().try_fold(object, |v, s| match s {
-        Segment::Field(name) => v.get(*name),
-        Segment::Index(i) => v.get(*i),
+fn value_at<'v>(object: &'v Value, steps: &[PathStep]) -> Option<&'v Value> {
+    steps.iter().try_fold(object, |v, s| match s {
+        PathStep::Field(name) | PathStep::Key(name) => v.get(name),
+        PathStep::Index(i) => v.get(*i),
     })
 }
 
 /// The field managers owning a field path ([`field_owners`]; none for a path through a list
 /// item, whose key this reading does not know), sorted.
-fn owners<'v>(object: &'v Value, segments: &[Segment<'_>]) -> Vec<&'v str> {
-    let names: Option<Vec<&str>> = segments
+fn owners<'v>(object: &'v Value, steps: &[PathStep]) -> Vec<&'v str> {
+    let names: Option<Vec<&str>> = steps
         .iter()
         .map(|s| match s {
-            Segment::Field(name) => Some(*name),
-            Segment::Index(_) => None,
+            PathStep::Field(name) | PathStep::Key(name) => Some(name.as_str()),
+            PathStep::Index(_) => None,
         })
         .collect();
     let Some(names) = names else { return Vec::new() };
@@ -262,7 +240,7 @@ fn not_checked(unchecked: &[&str]) -> String {
 /// written object itself is answered with it).
 fn warnings<'a>(
     admission: &Reviewer,
-    (index, refused): (&'a Index, &[Kind]),
+    (index, refused): (&'a Index, &[ResourceKind]),
     written: &Written<'_>,
     old: Option<&Changed>,
     report: &mut ContextReport,
@@ -394,6 +372,18 @@ mod tests {
         ObjectId { api_version: "apps/v1".into(), kind: kind.into(), namespace: "shop".into(), name: name.into() }
     }
 
+    /// A finding's path is read by hpa-core's one reader of paths (`parse_path`): a map key
+    /// (`metadata.labels[app.kubernetes.io/name]`) is one key, not fields split at its dots.
+    #[test]
+    fn field_paths_read_as_findings_write_them() {
+        let object = serde_json::json!({"metadata": {"labels": {"app.kubernetes.io/name": "web"}},
+            "spec": {"containers": [{"name": "a"}]}});
+        let at = |path: &str| value_at(&object, &parse_path(path));
+        assert_eq!(at("metadata.labels[app.kubernetes.io/name]"), Some(&serde_json::json!("web")));
+        assert_eq!(at("spec.containers[0].name"), Some(&serde_json::json!("a")));
+        assert_eq!(at("spec.containers[1]"), None);
+    }
+
     fn no_cache<'a>(_: &ObjectId) -> Option<&'a Ignore> {
         None
     }
@@ -407,19 +397,6 @@ mod tests {
     fn the_closing_warning_names_each_hpa_left_out_once() {
         assert_eq!(left_out(&["web", "web", "api", "web"]), "… and 4 more warnings, for HPAs web, api");
         assert_eq!(left_out(&["web"]), "… and 1 more warning, for HPA web");
-    }
-
-    #[test]
-    fn field_paths_read_as_findings_write_them() {
-        use Segment::{Field, Index};
-        assert_eq!(field_segments("spec.replicas"), Some(vec![Field("spec"), Field("replicas")]));
-        assert_eq!(
-            field_segments("spec.containers[0].resources"),
-            Some(vec![Field("spec"), Field("containers"), Index(0), Field("resources")])
-        );
-        assert_eq!(field_segments("a[1][2]"), Some(vec![Field("a"), Index(1), Index(2)]));
-        assert_eq!(field_segments("a[x]"), None);
-        assert_eq!(field_segments(""), None);
     }
 
     #[test]
@@ -556,7 +533,7 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects`: its warnings, and
     /// the cross-object findings it reports.
     fn review_with_cache(
-        objects: impl IntoIterator<Item = (Kind, Value)>,
+        objects: impl IntoIterator<Item = (ResourceKind, Value)>,
         body: &Value,
     ) -> (Vec<String>, Vec<&'static str>) {
         let (warnings, report) = review_refused(objects, Vec::new(), body);
@@ -566,8 +543,8 @@ mod tests {
     /// `/validate-workloads`' answer to `body` with a fresh cache of `objects` in which RBAC
     /// refuses `refused`: its warnings, and what the context did.
     fn review_refused(
-        objects: impl IntoIterator<Item = (Kind, Value)>,
-        refused: Vec<Kind>,
+        objects: impl IntoIterator<Item = (ResourceKind, Value)>,
+        refused: Vec<ResourceKind>,
         body: &Value,
     ) -> (Vec<String>, ContextReport) {
         let gates = hpa_core::features::FeatureGates::default();
@@ -600,7 +577,7 @@ mod tests {
 
     /// A Deployment `web` in `shop` whose container `app` requests `requests`, an HPA `web`
     /// scaling it on cpu utilization, and the review of the Deployment's CREATE without requests.
-    fn deployment_under_an_hpa() -> (Vec<(Kind, Value)>, Value) {
+    fn deployment_under_an_hpa() -> (Vec<(ResourceKind, Value)>, Value) {
         use serde_json::json;
         let deployment = |requests: Value| {
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
@@ -672,7 +649,7 @@ mod tests {
         assert_eq!(report.partial, [kinds::VPA, kinds::SCALED_OBJECT]);
         assert_eq!(report.findings, ["HPA201"]);
         // The HPAs refused: the cache has none, and the answer says why nothing was found.
-        let no_hpas: Vec<(Kind, Value)> = objects.iter().filter(|(k, _)| *k != kinds::HPA).cloned().collect();
+        let no_hpas: Vec<(ResourceKind, Value)> = objects.iter().filter(|(k, _)| *k != kinds::HPA).cloned().collect();
         let (warnings, report) = review_refused(no_hpas, vec![kinds::HPA], &body);
         assert_eq!(warnings, [partial("horizontalpodautoscalers.autoscaling")]);
         assert_eq!(report.partial, [kinds::HPA]);

@@ -19,7 +19,7 @@ use http_body::{Body, Frame, SizeHint};
 use tower::{Layer, Service};
 
 use super::{CacheShared, WATCHED};
-use crate::kinds::Kind;
+use crate::kinds::ResourceKind;
 
 /// Wraps the cache's client so that its watches are heard ([`CacheShared::heard`]).
 #[derive(Clone)]
@@ -27,7 +27,7 @@ pub(super) struct HeartbeatLayer {
     shared: Arc<CacheShared>,
     /// The collection path of each watched kind (`/apis/apps/v1/deployments`): a watch of all
     /// namespaces, as the cache's watchers ask for.
-    paths: Arc<[(String, Kind)]>,
+    paths: Arc<[(String, ResourceKind)]>,
 }
 
 impl HeartbeatLayer {
@@ -54,7 +54,7 @@ pub(super) struct Heartbeat<S> {
 
 impl<S> Heartbeat<S> {
     /// The kind a request watches (`watch=true` on a watched collection), if it is a watch.
-    fn watched<B>(&self, request: &Request<B>) -> Option<Kind> {
+    fn watched<B>(&self, request: &Request<B>) -> Option<ResourceKind> {
         let uri = request.uri();
         let watch = uri.query().is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
         if !watch {
@@ -98,7 +98,7 @@ where
 /// A response body that notes each data frame of a watch's stream.
 pub(super) struct Heard<B> {
     body: B,
-    watch: Option<(Kind, Arc<CacheShared>)>,
+    watch: Option<(ResourceKind, Arc<CacheShared>)>,
 }
 
 impl<B: Body + Unpin> Body for Heard<B> {

@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::de::is_zero_i64;
-use super::decode::Decode;
+use super::decode::{Abort, Decode, Decoder, GoType, Kind, Shape, Source};
 use super::time::Time;
 use crate::go;
 
@@ -19,9 +19,10 @@ use crate::go;
 #[go(package = "v1")]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
-    /// `name`
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub name: String,
+    /// `name`, as kube-apiserver holds it: bytes, which only a generated name can leave
+    /// invalid UTF-8 ([`Name`]).
+    #[serde(skip_serializing_if = "Name::is_empty")]
+    pub name: Name,
     /// `generateName`
     #[serde(skip_serializing_if = "String::is_empty")]
     pub generate_name: String,
@@ -65,39 +66,184 @@ pub struct ObjectMeta {
     /// `managedFields`
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub managed_fields: Vec<ManagedFieldsEntry>,
-    /// Not a wire field: the name's bytes when they are not valid UTF-8, which only a generated
-    /// name can be (`names.SimpleNameGenerator` cuts `generateName` at 58 bytes, possibly
-    /// inside a character). `name` then holds them as Go reads them rune by rune, each invalid
-    /// byte a U+FFFD ([`go::lossy`]); messages quote these bytes ([`ObjectMeta::quoted_name`]).
-    #[go(skip)]
-    #[serde(skip)]
-    pub invalid_utf8_name: Option<Vec<u8>>,
 }
 
-impl ObjectMeta {
-    /// Sets the name from Go string bytes, which need not be valid UTF-8.
-    pub fn set_name_bytes(&mut self, name: Vec<u8>) {
-        match String::from_utf8(name) {
-            Ok(name) => {
-                self.name = name;
-                self.invalid_utf8_name = None;
-            }
+/// An object's name as kube-apiserver holds it: a Go string, bytes that need not be valid
+/// UTF-8, which only a generated name can be (`names.SimpleNameGenerator` cuts `generateName`
+/// at 58 bytes, possibly inside a character: [`crate::admission::before_create`]).
+///
+/// One value with two views: the bytes ([`Name::as_bytes`]; [`Name::quoted`] as `%q` prints
+/// them, an invalid byte as `\xNN`), and the text as Go reads it rune by rune, each invalid
+/// byte a U+FFFD ([`go::lossy`]): [`Name::as_str`], its `Deref`, `Display` and serialization,
+/// which is what `encoding/json` writes. A name read from JSON or YAML is always UTF-8.
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
+pub struct Name(NameBytes);
+
+/// The two forms of a [`Name`], private so that the lossy text of invalid bytes is always
+/// theirs.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum NameBytes {
+    /// Valid UTF-8: the text is the bytes.
+    Utf8(String),
+    /// Invalid UTF-8: the bytes, and their text as Go reads it ([`go::lossy`]).
+    Invalid { bytes: Box<[u8]>, lossy: String },
+}
+
+impl Default for NameBytes {
+    fn default() -> Self {
+        NameBytes::Utf8(String::new())
+    }
+}
+
+impl Name {
+    /// The name of these Go string bytes, which need not be valid UTF-8.
+    pub fn from_bytes(bytes: Vec<u8>) -> Name {
+        match String::from_utf8(bytes) {
+            Ok(text) => Name(NameBytes::Utf8(text)),
             Err(e) => {
-                let bytes = e.into_bytes();
-                self.name = go::lossy(&bytes);
-                self.invalid_utf8_name = Some(bytes);
+                let bytes = e.into_bytes().into_boxed_slice();
+                let lossy = go::lossy(&bytes);
+                Name(NameBytes::Invalid { bytes, lossy })
             }
         }
     }
 
+    /// The name as Go reads it rune by rune: its text, each invalid byte a U+FFFD.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            NameBytes::Utf8(text) => text,
+            NameBytes::Invalid { lossy, .. } => lossy,
+        }
+    }
+
     /// The name's bytes, as kube-apiserver holds them.
-    pub fn name_bytes(&self) -> &[u8] {
-        self.invalid_utf8_name.as_deref().unwrap_or(self.name.as_bytes())
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            NameBytes::Utf8(text) => text.as_bytes(),
+            NameBytes::Invalid { bytes, .. } => bytes,
+        }
+    }
+
+    /// Whether the name is empty (not written, not generated yet).
+    pub fn is_empty(&self) -> bool {
+        self.as_bytes().is_empty()
+    }
+
+    /// The bytes, when they are not valid UTF-8 (then [`Name::as_str`] is not them).
+    pub fn invalid_utf8(&self) -> Option<&[u8]> {
+        match &self.0 {
+            NameBytes::Utf8(_) => None,
+            NameBytes::Invalid { bytes, .. } => Some(bytes),
+        }
     }
 
     /// The name as `%q` prints it (`strconv.Quote`, an invalid byte as `\xNN`).
-    pub fn quoted_name(&self) -> String {
-        go::quote_bytes(self.name_bytes())
+    pub fn quoted(&self) -> String {
+        go::quote_bytes(self.as_bytes())
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+/// Names sort by their text ([`Name::as_str`]), then by their bytes.
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str()).then_with(|| self.as_bytes().cmp(other.as_bytes()))
+    }
+}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            NameBytes::Utf8(text) => std::fmt::Debug::fmt(text, f),
+            NameBytes::Invalid { bytes, .. } => write!(f, "Name({})", go::quote_bytes(bytes)),
+        }
+    }
+}
+
+impl From<String> for Name {
+    fn from(text: String) -> Name {
+        Name(NameBytes::Utf8(text))
+    }
+}
+
+impl From<&str> for Name {
+    fn from(text: &str) -> Name {
+        Name(NameBytes::Utf8(text.to_string()))
+    }
+}
+
+/// A name and a text compare in Go's reading of the name ([`Name::as_str`]), as the text of a
+/// name read back from JSON would.
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self == *other.as_str()
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl Decode for Name {
+    fn go_type(package: &str) -> String {
+        String::go_type(package)
+    }
+
+    fn shape() -> Shape {
+        String::shape()
+    }
+
+    fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
+        // As a `string`: `null` leaves the name as it is (`literalStore`), a string replaces it.
+        if self.invalid_utf8().is_some() && d.peek()? == Kind::Null {
+            return d.skip();
+        }
+        if let NameBytes::Invalid { .. } = self.0 {
+            self.0 = NameBytes::default();
+        }
+        match &mut self.0 {
+            NameBytes::Utf8(text) => text.decode(d, ty),
+            NameBytes::Invalid { .. } => Ok(()),
+        }
     }
 }
 
@@ -552,6 +698,31 @@ pub fn field_owners<'v>(object: &'v Value, path: &[&str]) -> impl Iterator<Item 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name's bytes and its text are one value: a name of invalid bytes reads, compares with
+    /// a text and is written as their lossy text, and quotes its bytes; one read back from that
+    /// text or built from valid bytes is the text alone, another name.
+    #[test]
+    fn a_name_is_its_bytes_with_a_lossy_view() {
+        let cut = Name::from_bytes(b"web-\xc3".to_vec());
+        assert_eq!(
+            (cut.as_str(), cut.as_bytes(), cut.invalid_utf8()),
+            ("web-\u{fffd}", &b"web-\xc3"[..], Some(&b"web-\xc3"[..]))
+        );
+        assert_eq!(cut.quoted(), r#""web-\xc3""#);
+        assert!(cut == "web-\u{fffd}" && !cut.is_empty());
+        assert_eq!(serde_json::to_string(&cut).unwrap(), "\"web-\u{fffd}\"");
+        assert_eq!(format!("{cut} {cut:?}"), "web-\u{fffd} Name(\"web-\\xc3\")");
+        let valid = Name::from_bytes("web-é".as_bytes().to_vec());
+        assert_eq!((valid.invalid_utf8(), valid.quoted()), (None, "\"web-é\"".to_string()));
+        assert_eq!(valid, Name::from("web-é"));
+        let hpa = serde_json::json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web-\u{fffd}"}});
+        let read = crate::api::decode(&hpa).unwrap();
+        let name = &read.metadata().name;
+        assert_eq!((name.invalid_utf8(), name.as_bytes()), (None, "web-\u{fffd}".as_bytes()));
+        assert_ne!(*name, cut);
+    }
 
     #[test]
     fn field_owners_reads_the_sets_in_place() {

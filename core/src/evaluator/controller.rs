@@ -1623,7 +1623,7 @@ impl MetricsRun<'_, '_> {
         spec: &MetricSpec,
         refused: Option<&str>,
     ) -> Result<Proposal, Failure> {
-        const REASON: &str = "FailedGetExternalMetric";
+        const REASON: &str = FAILED_GET_EXTERNAL_METRIC;
         let Some(ext) = &spec.external else { return Err(Self::missing_source(REASON, "external")) };
         let id = MetricId::of(&ext.metric);
         let failed = self.input.metric_error(|| MetricQuery::External { metric: id.clone() });
@@ -1633,48 +1633,35 @@ impl MetricsRun<'_, '_> {
         };
         let selector = ext.metric.selector.as_ref();
         let calc = &self.p.calc;
+        // Each target fails in its own words (upstream's two branches word them apart).
         if let Some(average) = &ext.target.average_value {
-            if let Some(e) = refused {
-                let error = format!("failed to get {} external metric: {e}", ext.metric.name);
-                return Err(Failure { reason: REASON, condition_error: e.to_string(), error, cause: None });
-            }
-            return match calc.get_external_per_pod_metric_replicas(
-                self.scale.status_replicas,
-                calc.release.milli_value(average),
-                &ext.metric.name,
-                self.p.tolerances,
-                self.namespace(),
-                selector,
-                values,
-            ) {
-                Ok(r) => Ok(Proposal::of(r, average_status(Quantity::from_milli(r.usage_milli)))),
-                Err(e) => {
-                    let error = format!("failed to get {} external metric: {e}", ext.metric.name);
-                    Err(Failure::calc_wrapped(REASON, e, error))
-                }
-            };
+            let error = |e: &dyn fmt::Display| format!("failed to get {} external metric: {e}", ext.metric.name);
+            return external_proposal(refused, error, average_status, || {
+                calc.get_external_per_pod_metric_replicas(
+                    self.scale.status_replicas,
+                    calc.release.milli_value(average),
+                    &ext.metric.name,
+                    self.p.tolerances,
+                    self.namespace(),
+                    selector,
+                    values,
+                )
+            });
         }
         if let Some(value) = &ext.target.value {
-            if let Some(e) = refused {
-                let error = format!("failed to get external metric {}: {e}", ext.metric.name);
-                return Err(Failure { reason: REASON, condition_error: e.to_string(), error, cause: None });
-            }
-            return match calc.get_external_metric_replicas(
-                self.scale.spec_replicas,
-                calc.release.milli_value(value),
-                &ext.metric.name,
-                self.p.tolerances,
-                self.namespace(),
-                selector,
-                values,
-                self.pods.list(),
-            ) {
-                Ok(r) => Ok(Proposal::of(r, value_status(Quantity::from_milli(r.usage_milli)))),
-                Err(e) => {
-                    let error = format!("failed to get external metric {}: {e}", ext.metric.name);
-                    Err(Failure::calc_wrapped(REASON, e, error))
-                }
-            };
+            let error = |e: &dyn fmt::Display| format!("failed to get external metric {}: {e}", ext.metric.name);
+            return external_proposal(refused, error, value_status, || {
+                calc.get_external_metric_replicas(
+                    self.scale.spec_replicas,
+                    calc.release.milli_value(value),
+                    &ext.metric.name,
+                    self.p.tolerances,
+                    self.namespace(),
+                    selector,
+                    values,
+                    self.pods.list(),
+                )
+            });
         }
         let err = "invalid external metric source: neither a value target nor an average value target was set";
         Err(Failure::same(REASON, err.to_string()))
@@ -1710,6 +1697,33 @@ impl MetricsRun<'_, '_> {
                 kind: object.kind.clone(),
                 name: object.name.clone(),
             })
+    }
+}
+
+/// The reason of an External metric's failures.
+const FAILED_GET_EXTERNAL_METRIC: &str = "FailedGetExternalMetric";
+
+/// One target of an External metric, either branch of `computeStatusForExternalMetric`: a
+/// selector `metav1.LabelSelectorAsSelector` refuses (`refused`) fails it before the external
+/// metrics API is asked, the calculator's error after (`FailedGetExternalMetric`, the returned
+/// error worded by `error`); the calculator's result is the proposal, its usage written by
+/// `status`.
+fn external_proposal(
+    refused: Option<&str>,
+    error: impl Fn(&dyn fmt::Display) -> String,
+    status: fn(Quantity) -> MetricValueStatus,
+    calc: impl FnOnce() -> Result<super::replicas::MetricReplicas, CalcError>,
+) -> Result<Proposal, Failure> {
+    const REASON: &str = FAILED_GET_EXTERNAL_METRIC;
+    if let Some(e) = refused {
+        return Err(Failure { reason: REASON, condition_error: e.to_string(), error: error(&e), cause: None });
+    }
+    match calc() {
+        Ok(r) => Ok(Proposal::of(r, status(Quantity::from_milli(r.usage_milli)))),
+        Err(e) => {
+            let error = error(&e);
+            Err(Failure::calc_wrapped(REASON, e, error))
+        }
     }
 }
 

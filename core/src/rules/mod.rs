@@ -271,7 +271,7 @@ pub struct Context<'a> {
     /// CREATE (a file, a new object) or UPDATE (onto a stored object: a live HPA re-applied).
     pub operation: Operation,
     /// [`Context::target_refusal`], worked out by the first rule that asks (six rules do).
-    pub target_refusal: std::cell::OnceCell<Option<Refusal<'a>>>,
+    pub target_refusal: std::cell::OnceCell<Option<WorkloadRefusal<'a>>>,
 }
 
 /// Why kube-apiserver refuses a workload of a manifest set ([`Context::refusal_of`]): the
@@ -279,7 +279,7 @@ pub struct Context<'a> {
 /// names), the field of its first error and kube-apiserver's message
 /// ([`objects::Workload::refusal`]).
 #[derive(Debug, Clone)]
-pub struct Refusal<'a> {
+pub struct WorkloadRefusal<'a> {
     /// The workload kube-apiserver refuses.
     pub workload: &'a objects::Workload,
     /// The field of the first error.
@@ -330,7 +330,7 @@ impl<'a> Context<'a> {
     /// what the target's pods would do (HPA104's budget, HPA201's requests, HPA202's
     /// containers, HPA407's HPAs, HPA408's VPA) say nothing of a target that is never created or
     /// that makes no pods.
-    pub fn target_refusal(&self) -> Option<&Refusal<'a>> {
+    pub fn target_refusal(&self) -> Option<&WorkloadRefusal<'a>> {
         self.target_refusal.get_or_init(|| self.refusal_of(self.target_workload()?)).as_ref()
     }
 
@@ -342,7 +342,7 @@ impl<'a> Context<'a> {
     /// cluster or hpa-webhook's context cache ([`objects::WorldSource`]): those were admitted
     /// (kube-apiserver validates a workload before any validating webhook sees it), so none is
     /// refused, whatever this model of validation says of it.
-    pub fn refusal_of<'w>(&self, w: &'w objects::Workload) -> Option<Refusal<'w>>
+    pub fn refusal_of<'w>(&self, w: &'w objects::Workload) -> Option<WorkloadRefusal<'w>>
     where
         'a: 'w,
     {
@@ -353,7 +353,7 @@ impl<'a> Context<'a> {
         let release = self.settings.gates().version();
         let refused = |workload: &'w objects::Workload| {
             let (field, message) = workload.refusal(release)?;
-            Some(Refusal { workload, field, message })
+            Some(WorkloadRefusal { workload, field, message })
         };
         refused(w).or_else(|| {
             let template = objects.pod_template_of(w).filter(|t| !std::ptr::eq(*t, w))?;

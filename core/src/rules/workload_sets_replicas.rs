@@ -1,7 +1,7 @@
 //! HPA410 `workload-sets-replicas`: a workload managed by an HPA that pins its replicas.
 
 use super::objects::Workload;
-use super::{Context, Finding, Location, Refusal, Rule, RuleMeta};
+use super::{Context, Finding, Location, Rule, RuleMeta, WorkloadRefusal};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -216,8 +216,8 @@ impl Rule for WorkloadSetsReplicas {
 /// HPAs that scale the refused workload itself, then those of every Argo Rollout whose
 /// `spec.workloadRef` names it ([`rollouts_taking`], by name), and the first of them says it
 /// (`None` for the others), naming each Rollout and pointing at each Rollout and HPA.
-fn refused(cx: &Context<'_>, w: &Workload, refusal: &Refusal<'_>) -> Option<Finding> {
-    let Refusal { workload: refused, field, message: error } = refusal;
+fn refused(cx: &Context<'_>, w: &Workload, refusal: &WorkloadRefusal<'_>) -> Option<Finding> {
+    let WorkloadRefusal { workload: refused, field, message: error } = refusal;
     let direct = std::ptr::eq(*refused, w);
     let rollouts = rollouts_taking(cx, refused, w);
     let mut targets = vec![(refused.id.clone(), "this HPA scales it")];

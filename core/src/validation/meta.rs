@@ -63,9 +63,9 @@ pub fn validate_names(meta: &ObjectMeta, rule: NameRule, path: &Path<'_>) -> Err
     if meta.name.is_empty() {
         errs.push(FieldError::required(&name_path, "name or generateName is required"));
     } else {
-        let value = || match &meta.invalid_utf8_name {
-            Some(bytes) => BadValue::Bytes(bytes.clone()),
-            None => BadValue::Str(meta.name.clone()),
+        let value = || match meta.name.invalid_utf8() {
+            Some(bytes) => BadValue::Bytes(bytes.to_vec()),
+            None => BadValue::Str(meta.name.to_string()),
         };
         for msg in rule.check(&meta.name, false) {
             errs.push(FieldError::invalid(&name_path, value(), msg));
@@ -409,7 +409,7 @@ pub fn validate_object_meta_update(
     }
     const IMMUTABLE: &str = "field is immutable";
     if new.name != old.name {
-        errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(new.name.clone()), IMMUTABLE));
+        errs.push(FieldError::invalid(&path.child("name"), BadValue::Str(new.name.to_string()), IMMUTABLE));
     }
     if new.namespace != old.namespace {
         errs.push(FieldError::invalid(&path.child("namespace"), BadValue::Str(new.namespace.clone()), IMMUTABLE));

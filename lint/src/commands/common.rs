@@ -201,7 +201,7 @@ pub fn entry_of(
     match &checked.admission {
         Admission::Admitted(Admitted { outcome, operation, .. }) => {
             entry.operation = if *operation == Operation::Update { "UPDATE" } else { "CREATE" };
-            entry.name.clone_from(&outcome.object.metadata.name);
+            outcome.object.metadata.name.as_str().clone_into(&mut entry.name);
             entry.namespace.clone_from(&outcome.object.metadata.namespace);
             for e in &outcome.errors {
                 let (line, column) = position(&e.field);

@@ -30,12 +30,11 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
     };
     let mut pieces = Vec::new();
     let status = super::each_file(&args.objects.paths, &args.objects.input, out, |file, contents, out| {
-        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
-        let mut rest = file_objects;
+        let mut rest = contents.objects.as_slice();
         for (d, doc) in file.parsed.documents.iter().enumerate() {
             let objects = input::take_document(&mut rest, doc.index);
-            let touches_hpa = objects.iter().any(|o| o.is_hpa() && input::counts_as_object(o, refused));
+            let touches_hpa = objects.iter().any(|o| o.is_hpa() && contents.counts(o));
             if !touches_hpa {
                 let next = file.parsed.documents.get(d + 1).map(|n| n.start);
                 let text = document_text(file, doc, d == 0, next);
@@ -45,7 +44,7 @@ pub fn run(args: &ConvertArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> E
             let mut converted = Vec::new();
             for obj in objects {
                 let value = obj.to_json();
-                if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
+                if !obj.is_hpa() || !contents.counts(obj) {
                     converted.push(value);
                     continue;
                 }

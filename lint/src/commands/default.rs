@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use crate::cli::{ClusterArgs, ObjectArgs};
 use crate::commands::common::{object_at, render_objects, undecodable, warn_conversion};
-use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `default`, decoding as the release of `--kubernetes-version` (or the configuration's
@@ -23,11 +22,10 @@ pub fn run(args: &ObjectArgs, cluster: &ClusterArgs, out: &mut Output<'_>) -> Ex
     let release = gates.version();
     let mut objects: Vec<Value> = Vec::new();
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
-        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
-        for obj in file_objects {
+        for obj in &contents.objects {
             let value = obj.to_json();
-            if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
+            if !obj.is_hpa() || !contents.counts(obj) {
                 objects.push(value);
                 continue;
             }

@@ -19,7 +19,6 @@ use crate::cli::{ExplainArgs, ReportFormat};
 use crate::commands::common;
 use crate::controller_flags::{ControllerArgs, Provenance, Provenances};
 use crate::hpa;
-use crate::input;
 use crate::{ExitStatus, Output};
 
 /// Runs `explain`.
@@ -58,10 +57,9 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
     let mut explanations = Vec::new();
     let mut hpas = 0usize;
     let status = super::each_file(&args.paths, &args.input, out, |file, contents, out| {
-        let (file_objects, refused) = (contents.objects.as_slice(), contents.refused.as_slice());
         let mut status = ExitStatus::Clean;
-        for obj in file_objects {
-            if !obj.is_hpa() || !input::counts_as_object(obj, refused) {
+        for obj in &contents.objects {
+            if !obj.is_hpa() || !contents.counts(obj) {
                 continue;
             }
             hpas += 1;
@@ -85,7 +83,7 @@ pub fn run(args: &ExplainArgs, cluster: &crate::cli::ClusterArgs, out: &mut Outp
                             api_version: v2::API_VERSION.into(),
                             kind: api::KIND.into(),
                             namespace: stored.namespace.clone(),
-                            name: stored.name.clone(),
+                            name: stored.name.to_string(),
                         }
                     };
                     explanations.push(Explanation {

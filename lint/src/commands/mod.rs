@@ -23,7 +23,7 @@ use crate::{ExitStatus, Output};
 /// The per-file loop of the subcommands that print one result per object (`default`,
 /// `convert`, `explain`), over [`input::walk`], the one per-file loop: the inputs found and
 /// read, each file's objects handed to `each` with the file ([`input::FileObjects`]: an HPA
-/// among what kubectl refuses is never sent, [`input::counts_as_object`]; it returns the status
+/// among what kubectl refuses is never sent, [`input::FileObjects::counts`]; it returns the status
 /// the file earns), then what kubectl reads in it but refuses or never sends ([`input::unsent`],
 /// as `validate` reports it), a file that cannot be read and a file's YAML syntax error reported
 /// on standard error (status 1), and the inputs that could not be found or read reported after

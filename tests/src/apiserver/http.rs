@@ -758,3 +758,17 @@ fn watch(
         .body(BodyExt::boxed(StreamBody::new(stream)))
         .unwrap_or_else(|_| Response::new(Full::new(Bytes::new()).boxed()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As Go's `url.ParseQuery` (which kube-apiserver reads a query with): `+` is a space,
+    /// `%2B` a plus, and the keys are decoded too.
+    #[test]
+    fn query_decoding() {
+        let params = url_params("labelSelector=app+in+%28a%2C+b%29&fieldSelector=a%2Bb&a+b=&limit=500");
+        let expected = [("labelSelector", "app in (a, b)"), ("fieldSelector", "a+b"), ("a b", ""), ("limit", "500")];
+        assert_eq!(params, expected.map(|(k, v)| (k.to_string(), v.to_string())));
+    }
+}

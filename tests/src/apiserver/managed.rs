@@ -132,9 +132,10 @@ pub fn from_fields_v1(fields: &Value) -> BTreeSet<FieldPath> {
     out
 }
 
-/// One `metav1.ManagedFieldsEntry`.
+/// One `metav1.ManagedFieldsEntry` with its `fieldsV1` read into paths (structured-merge-diff's
+/// `fieldpath.VersionedSet` with its manager).
 #[derive(Debug, Clone, PartialEq)]
-struct Entry {
+struct ManagedSet {
     manager: String,
     operation: String,
     subresource: Option<String>,
@@ -143,7 +144,7 @@ struct Entry {
     fields: BTreeSet<FieldPath>,
 }
 
-impl Entry {
+impl ManagedSet {
     fn is(&self, manager: &str, operation: &str) -> bool {
         self.manager == manager && self.operation == operation && self.subresource.is_none()
     }
@@ -160,14 +161,14 @@ impl Entry {
     }
 }
 
-fn entries_of(object: Option<&Value>) -> Vec<Entry> {
+fn entries_of(object: Option<&Value>) -> Vec<ManagedSet> {
     let Some(list) = object.and_then(|o| o.pointer("/metadata/managedFields")).and_then(Value::as_array) else {
         return Vec::new();
     };
     list.iter()
         .map(|e| {
             let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-            Entry {
+            ManagedSet {
                 manager: text("manager"),
                 operation: text("operation"),
                 subresource: e.get("subresource").and_then(Value::as_str).filter(|s| !s.is_empty()).map(String::from),
@@ -289,7 +290,7 @@ pub fn record(live: Option<&Value>, new: &mut Value, manager: &str, write: Write
     let mine = match entries.iter().position(|e| e.is(manager, operation)) {
         Some(i) => &mut entries[i],
         None => {
-            entries.push(Entry {
+            entries.push(ManagedSet {
                 manager: manager.to_string(),
                 operation: operation.to_string(),
                 subresource: None,
@@ -312,7 +313,7 @@ pub fn record(live: Option<&Value>, new: &mut Value, manager: &str, write: Write
         Write::Apply => mine.fields = leaves(applied).into_keys().collect(),
     }
     entries.retain(|e| !e.fields.is_empty());
-    let list: Vec<Value> = entries.iter().map(Entry::to_json).collect();
+    let list: Vec<Value> = entries.iter().map(ManagedSet::to_json).collect();
     super::store::set(new, &["metadata", "managedFields"], Value::Array(list));
 }
 

@@ -438,7 +438,7 @@ impl LiveCluster {
 
     /// `hpa-lint SUBCOMMAND --kubeconfig FILE ARGS...`, outside the server's runtime (the
     /// command runs its own).
-    pub fn hpa_lint(&self, subcommand: &str, args: &[&str]) -> crate::cli::Run {
+    pub fn hpa_lint(&self, subcommand: &str, args: &[&str]) -> crate::cli::CapturedRun {
         let kubeconfig = self.kubeconfig.display().to_string();
         let mut all = vec![subcommand, "--kubeconfig", kubeconfig.as_str()];
         all.extend_from_slice(args);

@@ -194,8 +194,8 @@ pub struct Change {
     pub object: Value,
 }
 
-/// Objects of one resource, by (namespace, name): the order of etcd keys.
-pub type Objects = BTreeMap<(String, String), Value>;
+/// The objects of one resource (its collection), by (namespace, name): the order of etcd keys.
+pub type Collection = BTreeMap<(String, String), Value>;
 
 /// The store.
 #[derive(Debug, Default)]
@@ -203,7 +203,7 @@ pub struct Store {
     /// Served resources.
     pub resources: Vec<Resource>,
     /// Objects, per resource index.
-    pub objects: Vec<Objects>,
+    pub objects: Vec<Collection>,
     /// The last resourceVersion handed out.
     pub rv: u64,
     /// Changes after the last compaction.
@@ -221,7 +221,7 @@ impl Store {
     /// A store serving the built-in resources.
     pub fn new() -> Store {
         let resources = builtin();
-        let objects = resources.iter().map(|_| Objects::new()).collect();
+        let objects = resources.iter().map(|_| Collection::new()).collect();
         Store { resources, objects, rv: 1000, ..Store::default() }
     }
 
@@ -231,7 +231,7 @@ impl Store {
             Some(r) => self.resources[r] = resource,
             None => {
                 self.resources.push(resource);
-                self.objects.push(Objects::new());
+                self.objects.push(Collection::new());
             }
         }
     }
@@ -242,7 +242,7 @@ impl Store {
     pub fn uninstall(&mut self, group: &str, plural: &str) {
         if let Some(r) = self.resource(group, plural) {
             self.resources[r].versions.clear();
-            self.objects[r] = Objects::new();
+            self.objects[r] = Collection::new();
         }
     }
 

@@ -16,7 +16,7 @@ pub mod render;
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hpa_cluster::diagnose::{HpaEvent, Objects, inputs_from_objects, latest_instant, latest_write};
+use hpa_cluster::diagnose::{DiagnosisObjects, HpaEvent, inputs_from_objects, latest_instant, latest_write};
 use hpa_cluster::{Cluster, ServerRelease};
 use hpa_core::api::Time;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
@@ -45,7 +45,7 @@ pub enum Source {
 /// What was read, before the shared half.
 struct Read {
     source: Source,
-    objects: Objects,
+    objects: DiagnosisObjects,
     namespace: String,
     now: Timestamp,
     notes: Vec<String>,
@@ -342,14 +342,14 @@ fn read_snapshot(
             }
         },
     };
-    let mut objects = Objects::snapshot(objects, release);
+    let mut objects = DiagnosisObjects::snapshot(objects, release);
     objects.empty_lists = empty_lists;
     objects.sent = sent;
     Ok(Read { source: Source::Snapshot, objects, namespace, now, notes })
 }
 
 /// The text of each item of a metrics answer written as JSON (`kubectl get --raw`, the README's
-/// gathering commands): the text the metrics client decodes ([`Objects::sent`]), its number
+/// gathering commands): the text the metrics client decodes ([`DiagnosisObjects::sent`]), its number
 /// literals as written (`1e3`), which the YAML reader's tree does not keep. Empty for any other
 /// file.
 fn answer_texts(file: &input::SourceFile) -> Vec<&str> {
