@@ -2686,5 +2686,5 @@ fn a_pods_metric_is_gathered_with_the_selector_the_client_sends() {
     let d = run.json();
     let notes: Vec<&str> = d["notes"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
     let gather = notes.iter().find(|n| n.starts_with("Pods metric http_requests: no answer")).expect("a note");
-    assert!(gather.contains("/pods/*/http_requests?labelSelector=app%3Dweb%2Capp%20in%20%28web%29\""), "{gather}");
+    assert!(gather.contains("/pods/*/http_requests?labelSelector=app%3Dweb%2Capp+in+%28web%29\""), "{gather}");
 }
