@@ -984,9 +984,16 @@ pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]
     refusals(parsed, text, objects)
 }
 
-/// Whether a file is a manifest: one of its documents is an object ([`is_object`]).
+/// Whether a file is a manifest: one of its documents is an object ([`is_object`]), or a list
+/// to kubectl (a `kind` and `items`, [`objects_in`]) that holds one, with or without its own
+/// `apiVersion` (kubectl reads the items of `kind: List` without one).
 pub fn holds_objects(parsed: &Parsed) -> bool {
-    parsed.documents.iter().any(|d| is_object(d.root()))
+    parsed.documents.iter().any(|d| {
+        let root = d.root();
+        is_object(root)
+            || root.get("kind").and_then(Node::as_str).is_some_and(|k| !k.is_empty())
+                && root.get("items").and_then(Node::items).is_some_and(|mut items| items.any(is_object))
+    })
 }
 
 /// [`not_objects`] of a file that holds objects.

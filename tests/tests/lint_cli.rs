@@ -684,6 +684,18 @@ fn first_mistakes_say_what_to_do() {
     assert!(run.stderr.starts_with(&format!("hpa-lint: error: {config}:1:1: unknown field `rule`; expected one of: ")));
 }
 
+/// A `kind: List` without its own `apiVersion` is still a manifest: kubectl reads its items
+/// (`kubectl label --local -f` names the HPA in it), so the HPA in it is counted and checked.
+#[test]
+fn a_list_without_an_api_version_is_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let items: String = VALID.lines().map(|l| format!("  {l}\n")).collect();
+    let list = write(&dir, "list.yaml", format!("kind: List\nitems:\n- {}", &items[2..]));
+    let run = hpa_lint(&["--no-config", &list], "");
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.ends_with("in 1 HorizontalPodAutoscaler (1 object)\n"), "{}", run.stdout);
+}
+
 /// A Helm chart's `Chart.yaml` and `values.yaml` (linted as files, the chart directory named or
 /// its files given one by one) hold no object: the summary counts none of their documents
 /// (each was one object), beside a manifest's objects, and `validate` skips none of them.
