@@ -970,13 +970,13 @@ impl CacheShared {
                     }
                 });
             }
-            Trimmed::Workload(w, _) => index::Entry::Workload(w),
-            Trimmed::Pdb(p) => index::Entry::Pdb(p),
-            Trimmed::Vpa(v) => index::Entry::Vpa(v),
-            Trimmed::ScaledObject(s) => index::Entry::ScaledObject(s),
-            Trimmed::LimitRange(l) => index::Entry::LimitRange(limit_range_from_json(l.id, &l.object)),
-            Trimmed::RuntimeClass(r) => index::Entry::RuntimeClass(r),
-            Trimmed::Crd(c) => index::Entry::CustomResourceDefinition(c),
+            Trimmed::Workload(w, _) => index::IndexedObject::Workload(w),
+            Trimmed::Pdb(p) => index::IndexedObject::Pdb(p),
+            Trimmed::Vpa(v) => index::IndexedObject::Vpa(v),
+            Trimmed::ScaledObject(s) => index::IndexedObject::ScaledObject(s),
+            Trimmed::LimitRange(l) => index::IndexedObject::LimitRange(limit_range_from_json(l.id, &l.object)),
+            Trimmed::RuntimeClass(r) => index::IndexedObject::RuntimeClass(r),
+            Trimmed::Crd(c) => index::IndexedObject::CustomResourceDefinition(c),
         };
         Some(CachedObject::Object(object, ignore))
     }
@@ -1093,7 +1093,7 @@ enum CachedObject {
     Hpa(Arc<CachedHpa>),
     LeftOut(Box<LeftOut>),
     /// Any other kind, with its `hpa-lint.dev/ignore` annotation when it has one.
-    Object(index::Entry, Option<Box<Ignore>>),
+    Object(index::IndexedObject, Option<Box<Ignore>>),
 }
 
 /// The cached objects: hpa-core's [`ObjectIndex`] (the [`Objects`] the rules read, HPAs listed
@@ -1254,7 +1254,8 @@ impl Index {
                 self.left_out.insert((id.namespace, id.name), reason);
             }
             // Only the kinds watched: the index keys nothing else.
-            CachedObject::Object(index::Entry::Workload(w), _) if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
+            CachedObject::Object(index::IndexedObject::Workload(w), _)
+                if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
             CachedObject::Object(o, ignore) => {
                 self.set_ignore(o.id(), ignore);
                 self.objects.insert(o);

@@ -9,7 +9,7 @@ use hpa_core::admission::{self, AdmissionOptions, Operation};
 use hpa_core::api;
 use hpa_core::check;
 use hpa_core::features::{FeatureGates, KubernetesVersion};
-use hpa_core::rules::index::{Entry, HpaOrder};
+use hpa_core::rules::index::{HpaOrder, IndexedObject};
 use hpa_core::rules::objects::workload_from_json;
 use hpa_core::rules::{ObjectId, ObjectIndex};
 
@@ -94,7 +94,7 @@ fn cluster(kind: &str) -> (ObjectIndex<()>, String, String) {
             };
             let deployment = serde_json::json!({"spec": {"template": {"spec": {"containers": [
                 {"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}});
-            index.insert(Entry::Workload(workload_from_json(id("apps/v1", "Deployment"), &deployment)));
+            index.insert(IndexedObject::Workload(workload_from_json(id("apps/v1", "Deployment"), &deployment)));
             index.insert_hpa(id("autoscaling/v2", "HorizontalPodAutoscaler"), "Deployment", &name(n, base), 1, ());
         }
     }

@@ -642,7 +642,7 @@ mod tests {
         let report = check(with_keys(hpa(3, 3)), &opts);
         assert_eq!(ids(&report)[ids(&report).len() - 2..], ["HPA001", "HPA001"], "{:?}", ids(&report));
         let f = &report.findings[report.findings.len() - 2];
-        assert_eq!(f.location, rules::Location::Hpa("spec.maxReplicas".into()));
+        assert_eq!(f.location, rules::FindingField::Hpa("spec.maxReplicas".into()));
         assert_eq!(
             f.message,
             "spec.maxReplicas is written twice: kubectl keeps this last value and drops the first without a word"

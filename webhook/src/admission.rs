@@ -44,7 +44,7 @@ use hpa_core::convert::annotations;
 use hpa_core::defaults;
 use hpa_core::features::{FeatureGates, Gate, KubernetesVersion};
 use hpa_core::field::{self, FieldError};
-use hpa_core::rules::{self, Finding, Ignore, Location, RuleMeta, Severity};
+use hpa_core::rules::{self, Finding, FindingField, Ignore, RuleMeta, Severity};
 
 use hpa_cluster::inventory::TargetRead;
 
@@ -917,9 +917,9 @@ fn finding_error(finding: &Finding, origin: &str) -> FieldError {
         ),
     );
     error.field = match &finding.location {
-        Location::Hpa(path) if !path.is_empty() => path.clone(),
-        Location::Hpa(_) => String::new(),
-        Location::Object { .. } => "spec.scaleTargetRef".to_string(),
+        FindingField::Hpa(path) if !path.is_empty() => path.clone(),
+        FindingField::Hpa(_) => String::new(),
+        FindingField::Object { .. } => "spec.scaleTargetRef".to_string(),
     };
     error
 }

@@ -33,7 +33,7 @@ use hpa_cluster::watch::{CachedHpa, Index, Overlay, Reads};
 use hpa_core::api::decode::{PathStep, parse_path};
 use hpa_core::api::meta::field_owners;
 use hpa_core::rules::objects::{Pdb, Vpa, Workload};
-use hpa_core::rules::{self, Finding, Ignore, Location, ObjectId, Objects, Severity};
+use hpa_core::rules::{self, Finding, FindingField, Ignore, ObjectId, Objects, Severity};
 use serde_json::Value;
 
 use crate::admission::{ContextReport, Reviewer, short};
@@ -165,7 +165,7 @@ impl Written<'_> {
     /// client-side `kubectl apply` that resets `spec.replicas` from the HPA's 7 to the 3 of its
     /// last-applied configuration undoes the HPA now, though the configuration said 3 before.
     fn changes(&self, finding: &Finding) -> bool {
-        let (Location::Object { id, path }, Some((old, new))) = (&finding.location, self.trees) else {
+        let (FindingField::Object { id, path }, Some((old, new))) = (&finding.location, self.trees) else {
             return false;
         };
         if id != self.changed.id() {

@@ -1,7 +1,7 @@
 //! HPA407 `conflicting-hpas`: two HPAs targeting the same workload.
 
 use super::objects::ObjectId;
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, FindingField, Rule, RuleMeta};
 
 /// At most this many of the other HPAs are named in the message and pointed at.
 const MAX_LISTED: usize = 5;
@@ -169,7 +169,10 @@ impl Rule for ConflictingHpas {
         )
         .help("merge them into one HPA with several metrics");
         for id in listed {
-            f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "also targets it");
+            f = f.related(
+                FindingField::Object { id: id.clone(), path: "spec.scaleTargetRef".into() },
+                "also targets it",
+            );
         }
         out.push(f);
     }
@@ -220,7 +223,10 @@ fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_ta
     )
     .help("give each workload's selector a label the other workloads' pods do not carry (a canary's pods must not match the stable selector), or scale them with one HPA");
     for (id, _) in listed {
-        f = f.related(Location::Object { id: id.clone(), path: "spec.scaleTargetRef".into() }, "selects the same pods");
+        f = f.related(
+            FindingField::Object { id: id.clone(), path: "spec.scaleTargetRef".into() },
+            "selects the same pods",
+        );
     }
     Some(f)
 }

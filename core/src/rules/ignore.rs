@@ -8,7 +8,7 @@
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
-use super::{Finding, INVALID, Location, ObjectId, RuleMeta};
+use super::{Finding, FindingField, INVALID, ObjectId, RuleMeta};
 
 /// The annotation that opts one object out of rules, by ID or name, with an optional reason
 /// (`hpa-lint.dev/ignore: "HPA101,HPA102 -- reason"`; `all` opts out of every rule).
@@ -88,8 +88,8 @@ pub fn suppressed<I: Borrow<Ignore>>(
     }
     hpa.covers(finding.rule)
         || match &finding.location {
-            Location::Object { id, .. } => object(id).is_some_and(|i| i.borrow().covers(finding.rule)),
-            Location::Hpa(_) => false,
+            FindingField::Object { id, .. } => object(id).is_some_and(|i| i.borrow().covers(finding.rule)),
+            FindingField::Hpa(_) => false,
         }
 }
 

@@ -49,7 +49,7 @@ impl HpaOrder {
 
 /// An object of a kind the index keeps besides HPAs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Entry {
+pub enum IndexedObject {
     /// A workload (any kind with a pod template, or at least a name).
     Workload(Workload),
     /// A PodDisruptionBudget.
@@ -66,31 +66,31 @@ pub enum Entry {
     RuntimeClass(RuntimeClass),
 }
 
-impl Entry {
+impl IndexedObject {
     /// The object it is about.
     pub fn id(&self) -> &ObjectId {
         match self {
-            Entry::Workload(w) => &w.id,
-            Entry::Pdb(p) => &p.id,
-            Entry::Vpa(v) => &v.id,
-            Entry::ScaledObject(o) => &o.id,
-            Entry::LimitRange(l) => &l.id,
-            Entry::CustomResourceDefinition(c) => &c.id,
-            Entry::RuntimeClass(r) => &r.id,
+            IndexedObject::Workload(w) => &w.id,
+            IndexedObject::Pdb(p) => &p.id,
+            IndexedObject::Vpa(v) => &v.id,
+            IndexedObject::ScaledObject(o) => &o.id,
+            IndexedObject::LimitRange(l) => &l.id,
+            IndexedObject::CustomResourceDefinition(c) => &c.id,
+            IndexedObject::RuntimeClass(r) => &r.id,
         }
     }
 
-    /// [`Entry::id`], to change (the linter places objects in their namespace after reading
+    /// [`IndexedObject::id`], to change (the linter places objects in their namespace after reading
     /// them).
     pub fn id_mut(&mut self) -> &mut ObjectId {
         match self {
-            Entry::Workload(w) => &mut w.id,
-            Entry::Pdb(p) => &mut p.id,
-            Entry::Vpa(v) => &mut v.id,
-            Entry::ScaledObject(o) => &mut o.id,
-            Entry::LimitRange(l) => &mut l.id,
-            Entry::CustomResourceDefinition(c) => &mut c.id,
-            Entry::RuntimeClass(r) => &mut r.id,
+            IndexedObject::Workload(w) => &mut w.id,
+            IndexedObject::Pdb(p) => &mut p.id,
+            IndexedObject::Vpa(v) => &mut v.id,
+            IndexedObject::ScaledObject(o) => &mut o.id,
+            IndexedObject::LimitRange(l) => &mut l.id,
+            IndexedObject::CustomResourceDefinition(c) => &mut c.id,
+            IndexedObject::RuntimeClass(r) => &mut r.id,
         }
     }
 }
@@ -431,21 +431,21 @@ impl<H> ObjectIndex<H> {
 
     /// Adds an object, in place of the one of the same identity (the context cache: the
     /// latest wins).
-    pub fn insert(&mut self, entry: Entry) {
+    pub fn insert(&mut self, entry: IndexedObject) {
         self.put(entry, true);
     }
 
     /// Adds an object unless one of the same identity is held (the linter: the first
     /// definition wins, as for the workloads of one kind, namespace and name written in two
     /// `apiVersion`s); whether it was added.
-    pub fn insert_first(&mut self, entry: Entry) -> bool {
+    pub fn insert_first(&mut self, entry: IndexedObject) -> bool {
         self.put(entry, false)
     }
 
     /// Adds an object; one of the same identity is replaced when `replace`, else kept.
-    fn put(&mut self, entry: Entry, replace: bool) -> bool {
+    fn put(&mut self, entry: IndexedObject, replace: bool) -> bool {
         match entry {
-            Entry::Workload(w) => {
+            IndexedObject::Workload(w) => {
                 self.by_label = OnceLock::new();
                 let same_name = match self.kind_table_mut(&w.id.kind).entry(w.id.name.clone()) {
                     hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -465,12 +465,12 @@ impl<H> ObjectIndex<H> {
                 }
                 true
             }
-            Entry::Pdb(p) => put_in(&mut self.pdbs, p, replace, |x| &x.id),
-            Entry::Vpa(v) => put_in(&mut self.vpas, v, replace, |x| &x.id),
-            Entry::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
-            Entry::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
-            Entry::CustomResourceDefinition(c) => put_in(&mut self.crds, c, replace, |x| &x.id),
-            Entry::RuntimeClass(r) => put_in(&mut self.runtime_classes, r, replace, |x| &x.id),
+            IndexedObject::Pdb(p) => put_in(&mut self.pdbs, p, replace, |x| &x.id),
+            IndexedObject::Vpa(v) => put_in(&mut self.vpas, v, replace, |x| &x.id),
+            IndexedObject::ScaledObject(o) => put_in(&mut self.scaled_objects, o, replace, |x| &x.id),
+            IndexedObject::LimitRange(l) => put_in(&mut self.limit_ranges, l, replace, |x| &x.id),
+            IndexedObject::CustomResourceDefinition(c) => put_in(&mut self.crds, c, replace, |x| &x.id),
+            IndexedObject::RuntimeClass(r) => put_in(&mut self.runtime_classes, r, replace, |x| &x.id),
         }
     }
 
@@ -796,16 +796,16 @@ mod tests {
         ObjectId { api_version: api_version.into(), kind: kind.into(), namespace: namespace.into(), name: name.into() }
     }
 
-    fn workload(api_version: &str, kind: &str, namespace: &str, name: &str, replicas: i64) -> Entry {
-        Entry::Workload(Workload {
+    fn workload(api_version: &str, kind: &str, namespace: &str, name: &str, replicas: i64) -> IndexedObject {
+        IndexedObject::Workload(Workload {
             id: id(api_version, kind, namespace, name),
             replicas: Some(replicas),
             ..Workload::default()
         })
     }
 
-    fn pdb(api_version: &str, namespace: &str, name: &str) -> Entry {
-        Entry::Pdb(Pdb {
+    fn pdb(api_version: &str, namespace: &str, name: &str) -> IndexedObject {
+        IndexedObject::Pdb(Pdb {
             id: id(api_version, "PodDisruptionBudget", namespace, name),
             selector: Some(Default::default()),
             min_available: None,
@@ -990,7 +990,7 @@ mod tests {
         use crate::rules::objects::{pods_overlap, workload_from_json};
         let deployment = |ns: &str, name: &str, selector: serde_json::Value, labels: serde_json::Value| {
             let v = serde_json::json!({"spec": {"selector": selector, "template": {"metadata": {"labels": labels}}}});
-            Entry::Workload(workload_from_json(id("apps/v1", "Deployment", ns, name), &v))
+            IndexedObject::Workload(workload_from_json(id("apps/v1", "Deployment", ns, name), &v))
         };
         let mut index: ObjectIndex = ObjectIndex::default();
         index.insert(deployment(

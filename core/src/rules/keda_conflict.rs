@@ -1,6 +1,6 @@
 //! HPA409 `keda-conflict`: an HPA and a KEDA ScaledObject on the same workload.
 
-use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
+use super::{Context, Finding, FindingField, Rule, RuleMeta, Severity};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -152,7 +152,7 @@ impl Rule for KedaConflict {
                     "move this HPA's metrics into the ScaledObject as triggers and delete the HPA"
                 };
                 f = f.help(help).related(
-                    Location::Object { id: so.id.clone(), path: "spec.scaleTargetRef".into() },
+                    FindingField::Object { id: so.id.clone(), path: "spec.scaleTargetRef".into() },
                     "this ScaledObject",
                 );
                 out.push(f);

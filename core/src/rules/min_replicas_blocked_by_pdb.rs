@@ -2,7 +2,7 @@
 
 use super::objects::IntOrPercent;
 use super::objects::{Pdb, Workload};
-use super::{Context, Finding, Location, Objects, Rule, RuleMeta};
+use super::{Context, Finding, FindingField, Objects, Rule, RuleMeta};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -245,7 +245,7 @@ impl Rule for MinReplicasBlockedByPdb {
                         ),
                     )
                     .help(help(pdb))
-                    .related(Location::Object { id: pdb.id.clone(), path: field.into() }, "this budget"),
+                    .related(FindingField::Object { id: pdb.id.clone(), path: field.into() }, "this budget"),
                 );
             }
         }
@@ -290,7 +290,7 @@ fn refused(cx: &Context<'_>, pdb: &Pdb, field: &str, words: &str) -> Finding {
     .on_object(pdb.id.clone(), field);
     f.severity = super::Severity::Error;
     let at = if cx.written.spec.min_replicas.is_some() { "spec.minReplicas" } else { "spec" };
-    f.related(Location::Hpa(at.into()), "this HPA's pods")
+    f.related(FindingField::Hpa(at.into()), "this HPA's pods")
 }
 
 /// What to do about `pdb`: when it allows no eviction at any pod count (`maxUnavailable: 0`,

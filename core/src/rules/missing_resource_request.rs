@@ -2,7 +2,7 @@
 
 use super::objects::{AdmittedPod, TemplateContainer, describe_containers};
 use super::unsupported_resource_metric::served;
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, FindingField, Rule, RuleMeta};
 use crate::api::VersionedHpa;
 use crate::features::{FeatureGates, Gate, KubernetesVersion};
 
@@ -244,7 +244,7 @@ impl Rule for MissingResourceRequest {
                             )
                             .help(format!("add {resource} to the pod-level resources.requests"))
                             .related(
-                                Location::Object {
+                                FindingField::Object {
                                     id: template.id.clone(),
                                     path: format!("{}.resources.requests", template.pod_spec_path),
                                 },
@@ -318,7 +318,7 @@ impl Rule for MissingResourceRequest {
                 && let Some(c) = template.containers.iter().find(|c| c.name == r.container)
             {
                 let path = format!("spec.metrics[{i}].containerResource.target.averageUtilization");
-                let here = Location::Object {
+                let here = FindingField::Object {
                     id: template.id.clone(),
                     path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
                 };
@@ -568,7 +568,7 @@ fn refused_limit_range(
     if let Some(help) = f.help.take() {
         f.help = Some(format!("{help}; or correct {} so that kube-apiserver accepts it", range.id).into());
     }
-    f.related(Location::Object { id: range.id.clone(), path: at }, "rejected by kube-apiserver")
+    f.related(FindingField::Object { id: range.id.clone(), path: at }, "rejected by kube-apiserver")
 }
 
 fn without_request_here(
@@ -579,7 +579,7 @@ fn without_request_here(
 ) -> Finding {
     for c in missing {
         f = f.related(
-            Location::Object {
+            FindingField::Object {
                 id: template.id.clone(),
                 path: format!("{}.{}[{}]", template.pod_spec_path, c.list(), c.index),
             },
@@ -606,7 +606,7 @@ fn zero_requests(resource: &str, path: &str, template: &super::objects::Workload
     )
     .help(format!("request some {resource} (a request of 0 makes every utilization undefined), or use an AverageValue target"))
     .related(
-        Location::Object { id: template.id.clone(), path: format!("{}.containers", template.pod_spec_path) },
+        FindingField::Object { id: template.id.clone(), path: format!("{}.containers", template.pod_spec_path) },
         format!("no {resource} requested here"),
     )
 }
@@ -639,7 +639,7 @@ fn rejected(path: &str, template: &super::objects::Workload, undecodable: &[&Tem
     .help("write each request and limit as a quantity (`cpu: 250m`, `memory: 256Mi`) under resources.requests and resources.limits, each a mapping");
     for c in undecodable {
         f = f.related(
-            Location::Object {
+            FindingField::Object {
                 id: id.clone(),
                 path: format!("{}.{}[{}].resources", template.pod_spec_path, c.list(), c.index),
             },

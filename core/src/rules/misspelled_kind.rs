@@ -155,7 +155,7 @@ mod tests {
         assert!(check_kind("autoscaling/v2", "HorizontalPodAutoscaler").is_none());
         assert!(check_kind("autoscaling.k8s.io/v1", "VerticalPodAutoscaler").is_none());
         let f = check_kind("autoscaling/v1", "VerticalPodAutoscaler").unwrap();
-        assert_eq!(f.location, crate::rules::Location::Hpa("apiVersion".into()));
+        assert_eq!(f.location, crate::rules::FindingField::Hpa("apiVersion".into()));
         assert!(f.message.contains("autoscaling.k8s.io/v1"), "{}", f.message);
     }
 }

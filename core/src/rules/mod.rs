@@ -126,7 +126,7 @@ impl RuleMeta {
 
 /// Where a finding points.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
+pub enum FindingField {
     /// A field of the HPA under check (an internal, v2-shaped path; empty for the object).
     Hpa(String),
     /// A field of another object of the manifest set.
@@ -155,13 +155,13 @@ pub struct Finding {
     /// The severity (the rule's default; callers may override).
     pub severity: Severity,
     /// Where.
-    pub location: Location,
+    pub location: FindingField,
     /// What is wrong, in one sentence.
     pub message: String,
     /// What to do about it (most rules' advice is a fixed text: it is not copied).
     pub help: Option<Cow<'static, str>>,
     /// Other places that matter (with a short label each, most of them fixed texts).
-    pub related: Vec<(Location, Cow<'static, str>)>,
+    pub related: Vec<(FindingField, Cow<'static, str>)>,
     /// A replacement object, when the fix is mechanical.
     pub fix: Option<Fix>,
 }
@@ -172,7 +172,7 @@ impl Finding {
         Finding {
             rule,
             severity: rule.severity,
-            location: Location::Hpa(path.into()),
+            location: FindingField::Hpa(path.into()),
             message: message.into(),
             help: None,
             related: Vec::new(),
@@ -188,12 +188,12 @@ impl Finding {
 
     /// Points the finding at another object instead.
     pub fn on_object(mut self, id: ObjectId, path: impl Into<String>) -> Finding {
-        self.location = Location::Object { id, path: path.into() };
+        self.location = FindingField::Object { id, path: path.into() };
         self
     }
 
     /// Adds a related location.
-    pub fn related(mut self, location: Location, label: impl Into<Cow<'static, str>>) -> Finding {
+    pub fn related(mut self, location: FindingField, label: impl Into<Cow<'static, str>>) -> Finding {
         self.related.push((location, label.into()));
         self
     }
@@ -616,7 +616,7 @@ pub(crate) fn hpa_findings(findings: Vec<Finding>, id: &str) -> Vec<(String, Str
         .into_iter()
         .filter(|f| f.rule.id == id)
         .map(|f| match f.location {
-            Location::Hpa(path) => (path, f.message),
+            FindingField::Hpa(path) => (path, f.message),
             other => panic!("{other:?}"),
         })
         .collect()

@@ -3259,10 +3259,10 @@ mod tests {
         {
             assert!(!workload_from_json(id(api_version, kind, "a"), &v).pods_known(), "{api_version} {kind}");
         }
-        use crate::rules::index::{Entry, ObjectIndex};
+        use crate::rules::index::{IndexedObject, ObjectIndex};
         let mut index: ObjectIndex = ObjectIndex::default();
-        index.insert(Entry::Workload(workload_from_json(id("example.com/v1", "Worker", "a"), &v)));
-        index.insert(Entry::Workload(workload_from_json(id("apps/v1", "Deployment", "b"), &v)));
+        index.insert(IndexedObject::Workload(workload_from_json(id("example.com/v1", "Worker", "a"), &v)));
+        index.insert(IndexedObject::Workload(workload_from_json(id("apps/v1", "Deployment", "b"), &v)));
         let worker = index.workload("Worker", "default", "a").unwrap();
         let deployment = index.workload("Deployment", "default", "b").unwrap();
         assert!(index.pod_template_of(worker).is_none());

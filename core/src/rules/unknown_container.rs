@@ -1,6 +1,6 @@
 //! HPA202 `unknown-container`: a ContainerResource metric on a container that does not exist.
 
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, FindingField, Rule, RuleMeta};
 use crate::evaluator::ControllerRelease;
 use crate::features::FeatureGates;
 
@@ -150,7 +150,7 @@ impl Rule for UnknownContainer {
                         )
                         .help("name a regular container, or a sidecar (an init container with restartPolicy: Always)")
                         .related(
-                            Location::Object {
+                            FindingField::Object {
                                 id: workload.id.clone(),
                                 path: format!("{}.initContainers[{}]", workload.pod_spec_path, init.index),
                             },
@@ -173,7 +173,7 @@ impl Rule for UnknownContainer {
                     )
                     .help("use one of the pod template's container names")
                     .related(
-                        Location::Object {
+                        FindingField::Object {
                             id: workload.id.clone(),
                             path: format!("{}.containers", workload.pod_spec_path),
                         },

@@ -2,7 +2,7 @@
 //! the HPA controller no scale to read, or a scale without a selector.
 
 use super::objects::{CrdVersion, CustomResourceDefinition};
-use super::{Context, Finding, Location, Rule, RuleMeta};
+use super::{Context, Finding, FindingField, Rule, RuleMeta};
 use crate::api::GroupVersion;
 
 crate::declare_rule! {
@@ -144,7 +144,7 @@ impl Rule for UnscalableCustomResource {
                     ),
                 )
                 .help("an HPA scales a resource of its own namespace: target a namespaced resource")
-                .related(Location::Object { id: crd.id.clone(), path: "spec.scope".into() }, "cluster-scoped"),
+                .related(FindingField::Object { id: crd.id.clone(), path: "spec.scope".into() }, "cluster-scoped"),
             );
             return;
         }
@@ -175,7 +175,7 @@ impl Rule for UnscalableCustomResource {
                     "add labelSelectorPath (a status field the resource's controller fills with its pods' label selector) to the scale subresource of each served version of the CRD"
                 })
                 .related(
-                    Location::Object { id: crd.id.clone(), path: format!("spec.versions[{at}]{path}") },
+                    FindingField::Object { id: crd.id.clone(), path: format!("spec.versions[{at}]{path}") },
                     if path.is_empty() { "no scale subresource" } else { "no labelSelectorPath" },
                 ),
         );

@@ -3,7 +3,7 @@
 use super::objects::{
     TemplateContainer, VPA_CONTAINER_MODES, VPA_GROUP, VPA_VERSION, Vpa, WorldSource, describe_containers,
 };
-use super::{Context, Finding, Location, Rule, RuleMeta, Severity};
+use super::{Context, Finding, FindingField, Rule, RuleMeta, Severity};
 
 /// The containers of the target's pods a VPA sizes, for one metric: those of the template, or
 /// the one a `ContainerResource` metric names.
@@ -308,7 +308,7 @@ impl Rule for VpaConflict {
                 };
                 let mut f = Finding::new(&Self::META, format!("spec.metrics[{i}].{source}"), message)
                     .help(help)
-                    .related(Location::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA");
+                    .related(FindingField::Object { id: vpa.id.clone(), path: "spec.updatePolicy".into() }, "this VPA");
                 f.severity = severity;
                 out.push(f);
             }
@@ -405,7 +405,7 @@ fn unserved(vpa: &super::objects::Vpa) -> Finding {
     );
     Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
         .help(format!("write apiVersion: {VPA_GROUP}/{VPA_VERSION}"))
-        .related(Location::Object { id: vpa.id.clone(), path: "apiVersion".into() }, "not served")
+        .related(FindingField::Object { id: vpa.id.clone(), path: "apiVersion".into() }, "not served")
 }
 
 /// The finding for a VPA of a manifest set the VPA admission controller refuses
@@ -451,7 +451,7 @@ fn refused_by_admission(vpa: &super::objects::Vpa) -> Finding {
         _ => field,
     };
     Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message).help(help).related(
-        Location::Object { id: vpa.id.clone(), path: at.to_string() },
+        FindingField::Object { id: vpa.id.clone(), path: at.to_string() },
         "refused by the VPA admission controller",
     )
 }
@@ -525,5 +525,5 @@ fn refused(cx: &Context<'_>, vpa: &super::objects::Vpa) -> Finding {
     let label = if first.value.is_string() { format!("not a {noun}") } else { "not a string".to_string() };
     Finding::new(&VpaConflict::META, "spec.scaleTargetRef", message)
         .help(help)
-        .related(Location::Object { id: vpa.id.clone(), path: path.to_string() }, label)
+        .related(FindingField::Object { id: vpa.id.clone(), path: path.to_string() }, label)
 }

@@ -1,7 +1,7 @@
 //! HPA410 `workload-sets-replicas`: a workload managed by an HPA that pins its replicas.
 
 use super::objects::Workload;
-use super::{Context, Finding, Location, Rule, RuleMeta, WorkloadRefusal};
+use super::{Context, Finding, FindingField, Rule, RuleMeta, WorkloadRefusal};
 
 crate::declare_rule! {
     /// ## What it checks
@@ -287,7 +287,7 @@ fn refused(cx: &Context<'_>, w: &Workload, refusal: &WorkloadRefusal<'_>) -> Opt
     f = scaled_by(cx, f, own, hpas.iter().map(|(id, label)| (id, *label)));
     for rollout in rollouts.iter().take(MAX_NAMED) {
         f = f.related(
-            Location::Object { id: rollout.clone(), path: "spec.workloadRef".into() },
+            FindingField::Object { id: rollout.clone(), path: "spec.workloadRef".into() },
             "takes its pod template from it",
         );
     }
@@ -377,9 +377,9 @@ fn scaled_by<'h>(
     own: &'static str,
     hpas: impl IntoIterator<Item = (&'h super::ObjectId, &'static str)>,
 ) -> Finding {
-    f = f.related(Location::Hpa("spec.scaleTargetRef".into()), own);
+    f = f.related(FindingField::Hpa("spec.scaleTargetRef".into()), own);
     for (other, label) in hpas.into_iter().filter(|(id, _)| Some(*id) != cx.id).take(5) {
-        f = f.related(Location::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
+        f = f.related(FindingField::Object { id: other.clone(), path: "spec.scaleTargetRef".into() }, label);
     }
     f
 }

@@ -12,7 +12,7 @@ use crate::cli::{ClusterArgs, ClusterLintArgs, ColorChoice, LintArgs, LintFormat
 use crate::commands::common::LiveError;
 use crate::commands::settings;
 use crate::linter::live;
-use crate::linter::report::{self, HumanStyle, Inputs, Origin};
+use crate::linter::report::{self, ClusterSource, HumanStyle, Inputs};
 use crate::linter::{LintResults, Note};
 use crate::{ExitStatus, Output};
 
@@ -120,7 +120,7 @@ async fn read(
     args: &ClusterLintArgs,
     cluster: &Cluster,
     release: KubernetesVersion,
-) -> Result<(hpa_cluster::Inventory, Vec<live::DecodedHpa>, Origin), Error> {
+) -> Result<(hpa_cluster::Inventory, Vec<live::DecodedHpa>, ClusterSource), Error> {
     let scope = if args.all_namespaces {
         Scope::All
     } else if args.namespace.is_empty() {
@@ -139,5 +139,5 @@ async fn read(
         Scope::All => None,
         Scope::Namespaces(list) => Some(list),
     };
-    Ok((inventory, decoded, Origin { server: cluster.server().to_string(), namespaces }))
+    Ok((inventory, decoded, ClusterSource { server: cluster.server().to_string(), namespaces }))
 }

@@ -205,7 +205,7 @@ fn policy_text(p: &HPAScalingPolicy) -> String {
 
 /// Where a controller value comes from: hpa-core knows which of kube-controller-manager's
 /// flags it is ([`Valued::origin`]); the command line knows who set that flag.
-enum Origin<'a> {
+enum ValueOrigin<'a> {
     /// Not the controller's (set by the user, a policy, Kubernetes' defaulting), or one of its
     /// constants: hpa-core's [`ValueSource`] says it all.
     Core(ValueSource),
@@ -213,24 +213,24 @@ enum Origin<'a> {
     Flag(&'static str, &'a Provenance),
 }
 
-impl Origin<'_> {
-    fn of<'a, T>(v: &Valued<T>, provenances: &'a Provenances) -> Origin<'a> {
+impl ValueOrigin<'_> {
+    fn of<'a, T>(v: &Valued<T>, provenances: &'a Provenances) -> ValueOrigin<'a> {
         match v.origin.and_then(|flag| provenances.of_flag(flag).map(|p| (flag, p))) {
-            Some((flag, p)) if v.source == ValueSource::ControllerDefault => Origin::Flag(flag, p),
-            _ => Origin::Core(v.source),
+            Some((flag, p)) if v.source == ValueSource::ControllerDefault => ValueOrigin::Flag(flag, p),
+            _ => ValueOrigin::Core(v.source),
         }
     }
 
     /// `source` in the JSON, and the file for a value from the configuration file.
     fn json(&self) -> (&'static str, Option<String>) {
         match self {
-            Origin::Core(source) => (source.as_str(), None),
-            Origin::Flag(_, Provenance::ControllerDefault) => (ValueSource::ControllerDefault.as_str(), None),
-            Origin::Flag(_, Provenance::ConfigurationFile(path)) => {
+            ValueOrigin::Core(source) => (source.as_str(), None),
+            ValueOrigin::Flag(_, Provenance::ControllerDefault) => (ValueSource::ControllerDefault.as_str(), None),
+            ValueOrigin::Flag(_, Provenance::ConfigurationFile(path)) => {
                 ("configuration-file", Some(path.display().to_string()))
             }
-            Origin::Flag(_, Provenance::Scenario) => ("scenario", None),
-            Origin::Flag(_, Provenance::CommandLine) => ("command-line", None),
+            ValueOrigin::Flag(_, Provenance::Scenario) => ("scenario", None),
+            ValueOrigin::Flag(_, Provenance::CommandLine) => ("command-line", None),
         }
     }
 }
@@ -239,7 +239,7 @@ impl Origin<'_> {
 /// controller flag set by other than its default `configuration-file`, `scenario` or
 /// `command-line`), `from` (the flag or constant) and, from a configuration file, `file`.
 fn valued_json<T: serde::Serialize>(v: &Valued<T>, provenances: &Provenances) -> Value {
-    let (source, file) = Origin::of(v, provenances).json();
+    let (source, file) = ValueOrigin::of(v, provenances).json();
     let mut out = json!({
         "value": serde_json::to_value(&v.value).unwrap_or(Value::Null),
         "source": source,
@@ -253,22 +253,22 @@ fn valued_json<T: serde::Serialize>(v: &Valued<T>, provenances: &Provenances) ->
 
 /// Where a value comes from, for people; a controller value names its flag.
 fn source_text<T>(v: &Valued<T>, provenances: &Provenances) -> String {
-    match (Origin::of(v, provenances), v.origin) {
-        (Origin::Flag(flag, Provenance::ControllerDefault), _) => {
+    match (ValueOrigin::of(v, provenances), v.origin) {
+        (ValueOrigin::Flag(flag, Provenance::ControllerDefault), _) => {
             format!("{} ({flag})", ValueSource::ControllerDefault)
         }
-        (Origin::Flag(flag, Provenance::ConfigurationFile(path)), _) => {
+        (ValueOrigin::Flag(flag, Provenance::ConfigurationFile(path)), _) => {
             format!("configuration file {} ({flag})", path.display())
         }
-        (Origin::Flag(flag, Provenance::Scenario), _) => format!("scenario ({flag})"),
-        (Origin::Flag(flag, Provenance::CommandLine), _) => match ControllerArgs::name_of(flag) {
+        (ValueOrigin::Flag(flag, Provenance::Scenario), _) => format!("scenario ({flag})"),
+        (ValueOrigin::Flag(flag, Provenance::CommandLine), _) => match ControllerArgs::name_of(flag) {
             Some(name) => format!("command line {name} ({flag})"),
             None => format!("command line ({flag})"),
         },
-        (Origin::Core(source), Some(constant)) if source == ValueSource::ControllerDefault => {
+        (ValueOrigin::Core(source), Some(constant)) if source == ValueSource::ControllerDefault => {
             format!("{source} ({constant})")
         }
-        (Origin::Core(source), _) => source.to_string(),
+        (ValueOrigin::Core(source), _) => source.to_string(),
     }
 }
 

@@ -5,7 +5,7 @@
 //! the index its last definition (what `kubectl apply` leaves; `DefinedAgain` in the linter).
 
 use hpa_core::api::GroupVersion;
-use hpa_core::rules::index::Entry as Indexed;
+use hpa_core::rules::index::IndexedObject;
 use hpa_core::rules::objects::{self, ObjectId};
 
 use crate::source::{Keep, Node};
@@ -52,25 +52,25 @@ const BUILT_IN_WORKLOADS: &[&str] = &[
 const CRD_GROUP: &str = "apiextensions.k8s.io";
 
 /// The index entry of an object that is not an HPA, if its kind matters to the rules.
-pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<Indexed> {
+pub fn prepare(id: ObjectId, node: Node<'_>) -> Option<IndexedObject> {
     Some(match id.kind.as_str() {
-        "PodDisruptionBudget" => Indexed::Pdb(objects::pdb_from_json(id, &node.to_json())),
+        "PodDisruptionBudget" => IndexedObject::Pdb(objects::pdb_from_json(id, &node.to_json())),
         // Of any group and version: HPA408 says when the VPA's CRD does not serve it.
-        "VerticalPodAutoscaler" => Indexed::Vpa(objects::vpa_from_json(id, &node.to_json())),
+        "VerticalPodAutoscaler" => IndexedObject::Vpa(objects::vpa_from_json(id, &node.to_json())),
         "LimitRange" if id.api_version == "v1" => {
-            Indexed::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
+            IndexedObject::LimitRange(objects::limit_range_from_json(id, &node.to_json()))
         }
         "RuntimeClass" if GroupVersion::parse_or_empty(&id.api_version).group() == "node.k8s.io" => {
-            Indexed::RuntimeClass(objects::runtime_class_from(id, node)?)
+            IndexedObject::RuntimeClass(objects::runtime_class_from(id, node)?)
         }
         "CustomResourceDefinition" if GroupVersion::parse_or_empty(&id.api_version).group() == CRD_GROUP => {
-            Indexed::CustomResourceDefinition(objects::custom_resource_definition_from(id, node)?)
+            IndexedObject::CustomResourceDefinition(objects::custom_resource_definition_from(id, node)?)
         }
         "ScaledObject" if GroupVersion::parse_or_empty(&id.api_version).group() == "keda.sh" => {
-            Indexed::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
+            IndexedObject::ScaledObject(objects::scaled_object_from_json(id, &node.to_json()))
         }
         // Read straight from the tree: the rest of the object is never converted.
-        kind if is_workload_kind(kind) => Indexed::Workload(objects::workload_from(id, node)),
+        kind if is_workload_kind(kind) => IndexedObject::Workload(objects::workload_from(id, node)),
         _ => return None,
     })
 }
@@ -218,7 +218,7 @@ mod tests {
                     // (Debug text: a NaN is not equal to itself.)
                     assert_eq!(format!("{:?}", w.node), format!("{:?}", p.node), "HPAs are read whole: {what}");
                 }
-                workloads += usize::from(matches!(prepare(id.clone(), p.node), Some(Indexed::Workload(_))));
+                workloads += usize::from(matches!(prepare(id.clone(), p.node), Some(IndexedObject::Workload(_))));
             }
         }
         assert!(workloads > 20, "the data has workloads to compare ({workloads})");

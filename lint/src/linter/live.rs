@@ -11,7 +11,7 @@ use hpa_cluster::inventory::{LiveHpa, NoteKind, ignored_notes};
 use hpa_core::api::{CrossVersionObjectReference, DecodeError, Decoded, Strictness, VersionedHpa};
 use hpa_core::check;
 use hpa_core::features::KubernetesVersion;
-use hpa_core::rules::index::Entry;
+use hpa_core::rules::index::IndexedObject;
 use hpa_core::rules::objects::{self, ObjectId};
 use hpa_core::rules::replicas_owner::SetBy;
 use hpa_core::rules::{self, Finding, Ignore, ObjectIndex, Objects, counted_target};
@@ -108,8 +108,8 @@ pub fn lint_inventory(inventory: Inventory, decoded: Vec<DecodedHpa>, opts: &Lin
     let mut index = ObjectIndex::default();
     // Only what was read whole tells an absence (HPA403), and findings say it is the cluster's.
     index.read_from(coverage);
-    runtime_classes.into_iter().for_each(|r| index.insert(Entry::RuntimeClass(r)));
-    crds.into_iter().for_each(|c| index.insert(Entry::CustomResourceDefinition(c)));
+    runtime_classes.into_iter().for_each(|r| index.insert(IndexedObject::RuntimeClass(r)));
+    crds.into_iter().for_each(|c| index.insert(IndexedObject::CustomResourceDefinition(c)));
     // Who set the replica count, for the workloads where a user or a tool did (HPA410's help),
     // and its field: `spec.replicas`, or the `specReplicasPath` of a custom resource's CRD.
     let set_by: HashMap<ObjectId, (String, SetBy)> = workloads
@@ -119,13 +119,13 @@ pub fn lint_inventory(inventory: Inventory, decoded: Vec<DecodedHpa>, opts: &Lin
         .map(|(w, d)| (w.id.clone(), (replicas_field(&index, w), d.set_by.clone())))
         .collect();
     for w in workloads {
-        index.insert(Entry::Workload(w));
+        index.insert(IndexedObject::Workload(w));
     }
-    pdbs.into_iter().for_each(|p| index.insert(Entry::Pdb(p)));
-    vpas.into_iter().for_each(|v| index.insert(Entry::Vpa(v)));
-    scaled_objects.into_iter().for_each(|o| index.insert(Entry::ScaledObject(o)));
+    pdbs.into_iter().for_each(|p| index.insert(IndexedObject::Pdb(p)));
+    vpas.into_iter().for_each(|v| index.insert(IndexedObject::Vpa(v)));
+    scaled_objects.into_iter().for_each(|o| index.insert(IndexedObject::ScaledObject(o)));
     for l in limit_ranges {
-        index.insert(Entry::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
+        index.insert(IndexedObject::LimitRange(objects::limit_range_from_json(l.id, &l.object)));
     }
     // Each HPA as its one decode read it.
     let release = opts.check.settings.gates().version();
@@ -273,9 +273,9 @@ fn diagnostics(
     set_by: &HashMap<ObjectId, (String, SetBy)>,
     ignores: &HashMap<ObjectId, Ignore>,
 ) -> (Vec<Diagnostic>, usize) {
-    let place = |location: &rules::Location| match location {
-        rules::Location::Hpa(path) => (ClusterObject::of(&hpa.id), path.clone()),
-        rules::Location::Object { id, path } => (ClusterObject::of(id), path.clone()),
+    let place = |location: &rules::FindingField| match location {
+        rules::FindingField::Hpa(path) => (ClusterObject::of(&hpa.id), path.clone()),
+        rules::FindingField::Object { id, path } => (ClusterObject::of(id), path.clone()),
     };
     let mut suppressed = 0;
     let mut out = Vec::new();
@@ -288,7 +288,7 @@ fn diagnostics(
         }
         let (object, path) = place(&f.location);
         let mut help = f.help.clone();
-        if let rules::Location::Object { id, path } = &f.location
+        if let rules::FindingField::Object { id, path } = &f.location
             && let Some((field, who)) = set_by.get(id)
             && path == field
         {

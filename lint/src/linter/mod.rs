@@ -17,7 +17,7 @@ use compact_str::CompactString;
 use hpa_core::api::ApiVersion;
 use hpa_core::check::{self, Admission, Admitted, Input};
 use hpa_core::rules::and_list;
-use hpa_core::rules::index::Entry;
+use hpa_core::rules::index::IndexedObject;
 use hpa_core::rules::objects;
 use hpa_core::rules::{self, Finding, Ignore, ObjectId, ObjectIndex, RuleMeta, Severity};
 use rayon::prelude::*;
@@ -295,7 +295,7 @@ struct FileResult {
     targets: Vec<(usize, String, String, i32)>,
     deferred: Vec<Deferred>,
     /// Index entries, with the place of their object in `objects`.
-    indexed: Vec<(usize, Entry)>,
+    indexed: Vec<(usize, IndexedObject)>,
     /// Each object's [`IdentityKeys`], in the order of `objects`.
     keys: Vec<IdentityKeys>,
     /// The namespaces the file's objects write (each once), and whether an object that has a
@@ -908,8 +908,8 @@ fn position_findings<'a>(
     for (f, about_key) in findings {
         // The object the finding is located on, when not the HPA (an object not found: the HPA).
         let other = match &f.location {
-            rules::Location::Hpa(_) => None,
-            rules::Location::Object { id, .. } => find(id),
+            rules::FindingField::Hpa(_) => None,
+            rules::FindingField::Object { id, .. } => find(id),
         };
         let node = other.as_ref().map_or(h.node, |(_, node, _)| *node);
         let on_hpa = other.is_none();
@@ -925,9 +925,9 @@ fn position_findings<'a>(
             None => (h.file, h.label.clone()),
         };
         let path = match location {
-            rules::Location::Hpa(path) => path,
-            rules::Location::Object { path, .. } if !on_hpa => path,
-            rules::Location::Object { .. } => String::new(),
+            rules::FindingField::Hpa(path) => path,
+            rules::FindingField::Object { path, .. } if !on_hpa => path,
+            rules::FindingField::Object { .. } => String::new(),
         };
         let version = if on_hpa { h.version } else { None };
         // The field as the user wrote it (an autoscaling/v1 CPU target, an annotation), not the
@@ -938,8 +938,8 @@ fn position_findings<'a>(
             .into_iter()
             .filter_map(|(loc, message)| {
                 let (fi, node, path, v) = match loc {
-                    rules::Location::Hpa(p) => (h.file, h.node, p, h.version),
-                    rules::Location::Object { id, path } => {
+                    rules::FindingField::Hpa(p) => (h.file, h.node, p, h.version),
+                    rules::FindingField::Object { id, path } => {
                         let (fi, node, _) = find(&id)?;
                         (fi, node, path, None)
                     }
@@ -1114,7 +1114,7 @@ fn link_depends_on_namespace(
     findings
         .iter()
         .flat_map(|(f, _)| std::iter::once(&f.location).chain(f.related.iter().map(|(l, _)| l)))
-        .any(|location| matches!(location, rules::Location::Object { id, .. } if apart(id)))
+        .any(|location| matches!(location, rules::FindingField::Object { id, .. } if apart(id)))
 }
 
 // === objects defined more than once ===

@@ -41,7 +41,7 @@ pub enum Inputs<'a> {
     /// Files: the name of every input, which a [`Location::File`]'s `file` indexes.
     Files(&'a [String]),
     /// A cluster (`hpa-lint cluster`): where its objects were read.
-    Cluster(&'a Origin),
+    Cluster(&'a ClusterSource),
 }
 
 impl<'a> Inputs<'a> {
@@ -56,7 +56,7 @@ impl<'a> Inputs<'a> {
 
 /// Where the objects of a cluster were read from.
 #[derive(Debug, Clone, Serialize)]
-pub struct Origin {
+pub struct ClusterSource {
     /// The API server's URL.
     pub server: String,
     /// The namespaces read (`None`: all).
@@ -638,7 +638,7 @@ fn nested_at(depth: usize) -> io::Result<PrettyFormatter<'static>> {
 struct JsonReport<'a, D> {
     version: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    cluster: Option<&'a Origin>,
+    cluster: Option<&'a ClusterSource>,
     summary: JsonSummary,
     diagnostics: D,
     notes: &'a [Note],
@@ -938,7 +938,7 @@ struct SarifRun<'a, R> {
     invocations: [SarifInvocation<'a>; 1],
     /// Where a cluster's objects were read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    properties: Option<&'a Origin>,
+    properties: Option<&'a ClusterSource>,
     results: R,
 }
 
@@ -1317,7 +1317,7 @@ mod tests {
             text.push(b'\n');
             text
         }
-        let origin = Origin { server: "https://127.0.0.1:6443".into(), namespaces: Some(vec!["shop".into()]) };
+        let origin = ClusterSource { server: "https://127.0.0.1:6443".into(), namespaces: Some(vec!["shop".into()]) };
         for live in [false, true] {
             for n in [0, 1, 2, CHUNK - 1, CHUNK, CHUNK + 1, BATCH + CHUNK + 3] {
                 let (outcome, names) = report_of(n, live);

@@ -53,7 +53,7 @@ use super::config::HPAControllerConfiguration;
 use super::controller::{ControllerState, MetricId, MetricQuery, Normalization, ReadError, SyncInput, SyncOutcome};
 use super::replicas::{Container, Pod, PodPhase};
 use crate::api::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricValueStatus};
-use crate::rules::index::{Entry, ObjectIndex};
+use crate::rules::index::{IndexedObject, ObjectIndex};
 use crate::rules::objects::{
     AdmittedPod, ObjectId, Objects, TemplateContainer, limit_range_from_json, runtime_class_from, workload_from_json,
 };
@@ -240,17 +240,17 @@ impl PodTemplate {
         for v in items {
             let id = id(v);
             let entry = match id.kind.as_str() {
-                "LimitRange" if in_namespace(v) => Entry::LimitRange(limit_range_from_json(id, v)),
+                "LimitRange" if in_namespace(v) => IndexedObject::LimitRange(limit_range_from_json(id, v)),
                 "RuntimeClass" => {
                     let Some(rc) = runtime_class_from(ObjectId { namespace: String::new(), ..id }, *v) else {
                         continue;
                     };
-                    Entry::RuntimeClass(rc)
+                    IndexedObject::RuntimeClass(rc)
                 }
                 kind if in_namespace(v)
                     && target.workload_ref.as_ref().is_some_and(|r| r.kind == kind && r.name == id.name) =>
                 {
-                    Entry::Workload(workload_from_json(id, v))
+                    IndexedObject::Workload(workload_from_json(id, v))
                 }
                 _ => continue,
             };
