@@ -308,7 +308,7 @@ pub struct InputArgs {
 pub struct ClusterArgs {
     /// Kubernetes release whose rules apply: 1.33, 1.34, 1.35, 1.36, 1.37, or 1.38 (a preview
     /// of the development branch); a patch release (`v1.34.4`) reads as its release as shipped,
-    /// x.y.0 [default: 1.37, or `kubernetesVersion` in the lint configuration; `cluster` and
+    /// x.y.0 [default: 1.37, or `kubernetesVersion` in the configuration of a command that reads one; `cluster` and
     /// live `diagnose`: the API server's release (`/version`), the nearest profile for one older
     /// than 1.33 or newer than 1.38, 1.37 when it cannot be read, each choice other than the
     /// server's own release said in a note].
