@@ -1211,3 +1211,93 @@ fn tagged_scalars_read_as_kubectl_reads_them() {
         assert_eq!(ours[&key], theirs["data"][&key], "{v}");
     }
 }
+
+/// The differential sweep of `tests/tools/yaml-mutants.py`: for each mutant `NNNNN.yaml` of
+/// the directory `HPA_MUTANTS`, what kubectl 1.33 read of it (`NNNNN.kubectl.json`: the objects
+/// `kubectl label --local -o json` printed and the words after `error parsing FILE: `) is what
+/// hpa-lint reads: the same YAML error (`hpa-lint validate -o json`'s `SyntaxError`), the same
+/// objects (as [`every_object_reads_as_kubectl_reads_it`] compares them). Ignored: it needs the
+/// generated directory (`python3 tests/tools/yaml-mutants.py DIR 3000`, then
+/// `HPA_MUTANTS=DIR cargo test -p hpa-tests --test main mutants -- --ignored`); each class
+/// of difference it found has a file in `data/malformed/`.
+#[test]
+#[ignore = "needs HPA_MUTANTS, a directory written by tests/tools/yaml-mutants.py"]
+fn mutants_read_as_kubectl_reads_them() {
+    let Some(dir) = std::env::var_os("HPA_MUTANTS").map(PathBuf::from) else { return };
+    let mut mutants: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    mutants.sort();
+    let results = each_file_in_parallel(&mutants, |path| {
+        let name = name_of(path);
+        let theirs: Value =
+            serde_json::from_str(&fs::read_to_string(path.with_extension("kubectl.json")).unwrap()).unwrap();
+        let bytes = fs::read(path).unwrap();
+        let run = validate(&bytes);
+        if !run.stderr.is_empty() || !(0..=1).contains(&run.code) {
+            return Some(format!("{name}\tcrash\t{}\t{}", theirs["mutation"], escape(&run.stderr)));
+        }
+        let ours_error =
+            entries(&run).iter().flat_map(|e| e["errors"].as_array().cloned().unwrap_or_default()).find_map(|err| {
+                (err["type"] == "SyntaxError").then(|| err["message"].as_str().unwrap_or_default().to_string())
+            });
+        let theirs_error = theirs["error"].as_str().map(str::to_string);
+        if ours_error != theirs_error {
+            return Some(format!(
+                "{name}\terror\t{}\tkubectl: {}\thpa-lint: {}",
+                theirs["mutation"],
+                escape(&format!("{theirs_error:?}")),
+                escape(&format!("{ours_error:?}"))
+            ));
+        }
+        let read = std::panic::catch_unwind(|| {
+            let file = hpa_lint::input::from_bytes(name.clone(), bytes.clone());
+            // A file without an object is none to compare (kubectl refuses what it holds).
+            if !file.parsed.documents.iter().any(|d| hpa_lint::input::is_object(d.root())) {
+                return Vec::new();
+            }
+            let all = hpa_lint::input::objects_in(0, &file.parsed);
+            let refused = hpa_lint::input::not_objects(&file.parsed, &file.text, &all);
+            let kindless = |o: &hpa_lint::input::ObjectRef<'_>| {
+                file.parsed
+                    .documents
+                    .iter()
+                    .any(|d| d.index == o.document && hpa_lint::input::is_kindless_list(d.root()))
+            };
+            all.iter()
+                .filter(|o| hpa_lint::input::counts_as_object(o, &refused) && !kindless(o))
+                .map(|o| as_kubectl_prints(o.to_json()))
+                .collect::<Vec<Value>>()
+        });
+        let Ok(ours) = read else { return Some(format!("{name}\tcrash\t{}\tinput::from_bytes", theirs["mutation"])) };
+        let theirs_objects: Vec<Value> = theirs["objects"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            // `as_kubectl_prints` leaves out the labels, `x=y` with them.
+            .map(as_kubectl_prints)
+            .collect();
+        (ours != theirs_objects).then(|| {
+            format!(
+                "{name}\tobjects\t{}\tkubectl: {}\thpa-lint: {}",
+                theirs["mutation"],
+                escape(&serde_json::to_string(&theirs_objects).unwrap()),
+                escape(&serde_json::to_string(&ours).unwrap())
+            )
+        })
+    });
+    let differences: Vec<String> = results.into_iter().flatten().collect();
+    if let Some(report) = std::env::var_os("HPA_MUTANTS_REPORT") {
+        fs::write(report, differences.join("\n")).unwrap();
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {} mutants read otherwise than kubectl reads them:\n{}",
+        differences.len(),
+        mutants.len(),
+        differences.join("\n")
+    );
+}

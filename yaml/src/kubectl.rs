@@ -574,6 +574,37 @@ pub(crate) fn control_character(text: &str) -> Option<Mark> {
     None
 }
 
+/// How many bytes go-yaml's reader reads at a time (`input_raw_buffer_size`): it decodes and
+/// checks each block whole (`yaml_parser_update_buffer`) when its scanner asks for a character
+/// past the blocks read.
+const READER_BLOCK: usize = 512;
+
+/// The byte offset in a piece of the block of go-yaml's reader that holds `mark`
+/// ([`READER_BLOCK`]): where its scanner is when the reader refuses a character of it.
+pub(crate) fn reader_block_start(piece: &str, mark: Mark) -> usize {
+    offset(piece, mark) / READER_BLOCK * READER_BLOCK
+}
+
+/// Whether go-yaml meets a piece's syntax `error` before its reader reads the block that
+/// starts at byte `block` ([`reader_block_start`]): a scanner or parser error (`yaml: line N:
+/// ...`, or one of the first line; not what its decoder or `json.Marshal` refuses after
+/// parsing the document), whose line ends a few characters (the scanner's lookahead) before.
+pub(crate) fn scanned_before(piece: Piece<'_>, error: &crate::SyntaxError, block: usize) -> bool {
+    let Some(problem) = error.message.strip_prefix(YAML_TO_JSON).and_then(|m| m.strip_prefix("yaml: ")) else {
+        return false;
+    };
+    let decoded = ["invalid map key", "map merge requires", "unmarshal errors", "document contains excessive"];
+    let first_line = error.mark.line <= piece.start.line;
+    if !(problem.starts_with("line ") || first_line) || decoded.iter().any(|d| problem.starts_with(d)) {
+        return false;
+    }
+    let chars = error.mark.index.saturating_sub(piece.start.index) as usize;
+    let at = piece.text.char_indices().nth(chars).map_or(piece.text.len(), |(i, _)| i);
+    let rest = piece.text.get(at..).unwrap_or_default();
+    let line_end = at + rest.find(['\n', '\r']).unwrap_or(rest.len());
+    line_end + 4 < block
+}
+
 /// Whether text is ASCII without a control character other than line feed (and tab, if
 /// `tab`, and carriage return, if `cr`) or DEL. Files are large and nearly always are: the
 /// bytes are looked at in blocks without a branch, which the compiler turns into vector
@@ -848,6 +879,14 @@ pub(crate) fn directive_after_content(piece: &str, mark: Mark) -> Option<(Mark, 
     let line = Mark { col: 0, ..mark };
     let rest = piece[line_offset(piece, mark)..].strip_prefix('%')?;
     directive_name_problem(rest).map(|problem| (line, problem))
+}
+
+/// The first token of the line after `mark`'s, as a mark of the piece: its first character that
+/// is neither a space nor a tab (the line's end if none is).
+pub(crate) fn next_line_token(piece: &str, mark: Mark) -> Mark {
+    let next = offset(piece, Mark { line: mark.line.saturating_add(1), col: 0, ..mark });
+    let rest = piece.get(next..).unwrap_or_default();
+    mark_at(piece, next + (rest.len() - rest.trim_start_matches([' ', '\t']).len()))
 }
 
 /// The byte offset in a piece of the start of `mark`'s line.
@@ -1139,8 +1178,17 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         let end = end_of(piece);
         return Some((end, worded(end, "found unexpected end of stream", Count::Scanner)));
     }
-    // The next token: the first character of a later line that is neither blank nor a comment.
+    // A quoted scalar that closes on a later line: the key is stale right after it (go-yaml v2's
+    // `yaml_parser_fetch_more_tokens` looks for stale keys before it fetches the next token, and
+    // names where the scanner is).
     let after_line = line_start + line.len();
+    if line[indent..].starts_with(['"', '\''])
+        && let Some(close) = closing(piece, line_start + indent).filter(|&c| c > after_line)
+    {
+        let mark = mark_at(piece, close);
+        return Some((mark, worded(mark, "could not find expected ':'", Count::Scanner)));
+    }
+    // The next token: the first character of a later line that is neither blank nor a comment.
     let mut next = None;
     let mut from = after_line;
     for l in yaml_lines(&piece[after_line..]) {

@@ -1068,9 +1068,15 @@ fn build_piece(
     builder.json = json;
     // `encoding/json` refuses control characters below U+0020 in strings (a JSON value with one
     // never gets here) and takes every other character.
-    if !json && let Some(at) = kubectl::control_character(piece.text) {
-        let message = format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
-        return stop(out, piece.absolute(at), message);
+    // go-yaml's reader decodes (and checks) the text 512 bytes at a time, as its scanner asks
+    // for more: a character in a later block is refused only if nothing before it was.
+    let control = if json { None } else { kubectl::control_character(piece.text) };
+    let control_message = || format!("{}yaml: control characters are not allowed", kubectl::YAML_TO_JSON);
+    let control_block = control.map(|at| kubectl::reader_block_start(piece.text, at));
+    if let Some(at) = control
+        && control_block == Some(0)
+    {
+        return stop(out, piece.absolute(at), control_message());
     }
     if let Some(at) = kubectl::end_before_document(piece.text) {
         let message = kubectl::worded(at, "did not find expected node content", kubectl::Count::Parser);
@@ -1122,6 +1128,12 @@ fn build_piece(
         let local = e.mark.index.saturating_sub(piece.start.index);
         let before = u32::try_from(kept.partition_point(|k| *k < local)).unwrap_or(u32::MAX);
         kubectl::renumber_line(&mut e.message, |line| line.saturating_add(before));
+    }
+    if let (Some(at), Some(block)) = (control, control_block)
+        && !out.error.as_ref().is_some_and(|e| kubectl::scanned_before(piece, e, block))
+    {
+        out.documents.truncate(before);
+        return stop(out, piece.absolute(at), control_message());
     }
     // go-yaml's tab error, unless saphyr stopped before it.
     if let Some((at, problem, count)) = scanned.and_then(|w| w.error.map(|(at, problem)| (at, problem, w.count))) {
@@ -1515,9 +1527,22 @@ fn saphyr_error(
     // A text without a final line break: saphyr reads one there, as go-yaml does (kubectl's
     // `LineReader` ends every line with one), so a mark past the end names go-yaml's line; the
     // place reported is the end of the text.
-    let past_end = Mark::from_saphyr(*e.marker());
-    let at = end.clamp(past_end);
+    let mut past_end = Mark::from_saphyr(*e.marker());
     let info = e.info();
+    // A plain scalar, a comment after it, and a line that could go on with it: saphyr refuses
+    // the line (YAML 1.2's "comment intercepting the multiline text"); go-yaml's scalar ends at
+    // the comment (`yaml_parser_scan_plain_scalar` stops at ` #`) and the line starts the next
+    // token. A scalar that is the document's node ends the document there, and go-yaml's
+    // `Unmarshal` reads no further (`parser.document` parses one node and an implicit end);
+    // elsewhere the token is what go-yaml's parser does not expect in the open collection.
+    if info == "comment intercepting the multiline text" {
+        let next = kubectl::next_line_token(piece.text, past_end);
+        if builder.open() == kubectl::Open::Document {
+            return Err(Again::Cut(next));
+        }
+        past_end = next;
+    }
+    let at = end.clamp(past_end);
     // go-yaml's white space, or lines of a flow collection or a quoted scalar indented less
     // than saphyr wants them, which go-yaml reads ([`whitespace`]).
     if retry
@@ -2390,6 +2415,37 @@ mod tests {
         assert_eq!(keys, ["685230.1", "1.5e+10", "1.2345679e+08", ".inf", "-.inf", ".nan", "1000", "0.5"]);
     }
 
+    /// go-yaml's reader checks the text a block of 512 bytes at a time: a control character
+    /// past the first block is refused only if its scanner and parser got there.
+    #[test]
+    fn a_control_character_is_met_in_go_yamls_reading_order() {
+        let pad = format!("# {}\n", "x".repeat(600));
+        let cases = [
+            (format!("a: 1\n b: 2\n{pad}c: \u{7}\n"), "yaml: line 2: mapping values are not allowed in this context"),
+            (format!("a: 1\n{pad}c: \u{7}\n"), "yaml: control characters are not allowed"),
+            (format!("a: 1\nb: {}\n c: 2\nd: \u{7}\n", "y".repeat(600)), "yaml: control characters are not allowed"),
+            (format!("a: \u{7}\n b: 2\n{pad}"), "yaml: control characters are not allowed"),
+        ];
+        for (text, message) in cases {
+            let error = parse(&text).error.map(|e| e.message);
+            assert_eq!(error.as_deref().and_then(|m| m.strip_prefix(kubectl::YAML_TO_JSON)), Some(message), "{text:?}");
+        }
+    }
+
+    /// A plain scalar that is a document's node ends at a comment, and the document with it:
+    /// go-yaml's `Unmarshal` reads no further, whatever the next line holds.
+    #[test]
+    fn a_comment_ends_a_scalar_document() {
+        for text in ["a #c\n b\n", "a #c\n  b: [\n"] {
+            let p = parse(text);
+            assert_eq!(p.error, None, "{text:?}");
+            assert_eq!(p.documents.len(), 1, "{text:?}");
+        }
+        let p = parse("a: 1\n---\napiVersion:#c  v1 #c\nkind: z\n");
+        let roots: Vec<serde_json::Value> = p.documents.iter().map(|d| d.root().to_json()).collect();
+        assert_eq!(roots, [serde_json::json!({"a": 1}), serde_json::json!("apiVersion:#c  v1")]);
+    }
+
     #[test]
     fn only_an_implicit_or_merge_tagged_key_merges() {
         let text = "a:\n  <<: {k: 1}\nb:\n  ! \"<<\": {k: 1}\nc:\n  !!merge '<<': {k: 1}\nd:\n  \"<<\": {k: 1}\ne:\n  !!str <<: {k: 1}\n";
@@ -2603,10 +2659,17 @@ mod tests {
             ("a: 1\n---\nb:\n  c: 1\n d: 2\n", "yaml: line 2: did not find expected key", (5, 2)),
             ("%YAML 1.2\n---\na: 1\n", "yaml: found incompatible YAML document", (1, 1)),
             ("# c\n...\n", "yaml: line 1: did not find expected node content", (2, 1)),
+            // A quoted key that closes on a later line is stale right after its quote.
+            ("a: 1\n'b: 2\nc\nd: it's\ne: 4\n", "yaml: line 4: could not find expected ':'", (4, 7)),
             ("a: 1\n? [x]\n: y\n", "yaml: invalid map key: []interface {}{\"x\"}", (2, 3)),
             ("a: {<<: 1}\n", "yaml: map merge requires map or sequence of maps as the value", (1, 5)),
             ("z: .nan\nb: .inf\n", "json: unsupported value: +Inf", (2, 4)),
             ("a: \u{7}\n", "yaml: control characters are not allowed", (1, 4)),
+            // go-yaml's plain scalar ends at a comment; the next line starts a token, which its
+            // parser does not expect (saphyr refuses the line as the scalar's).
+            ("a: b #c\n   d: e\n", "yaml: line 1: did not find expected key", (2, 4)),
+            ("x: 1\ny:\n  a: b #c\n   d\n", "yaml: line 3: did not find expected key", (4, 4)),
+            ("- a #c\n  b\n", "yaml: line 1: did not find expected '-' indicator", (2, 3)),
             // Without a final line break, go-yaml's text still ends with one (kubectl's
             // `LineReader` adds it): its end is the start of the line after the last.
             ("a: 1\nb: [1,", "yaml: line 2: did not find expected node content", (2, 7)),
@@ -2622,7 +2685,7 @@ mod tests {
             // A quoted key on two lines: a value go-yaml refuses, or, at the mapping's column
             // (after a nested mapping too), a required key gone stale.
             ("a:\n  \"b\n  c\": 1\n", "yaml: line 3: mapping values are not allowed in this context", (3, 5)),
-            ("a:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 5: could not find expected ':'", (5, 3)),
+            ("a:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 5: could not find expected ':'", (5, 5)),
             // A key of a flow mapping on two lines: its `:` is where go-yaml wants `,` or `}`.
             ("a: {b: 1, c\n  d: 2}\n", "yaml: line 1: did not find expected ',' or '}'", (2, 4)),
             ("a: {\"b\n c\"\n  : 2}\n", "yaml: line 2: did not find expected ',' or '}'", (3, 3)),
@@ -2675,7 +2738,7 @@ mod tests {
                 "yaml: line 6: could not find expected ':'",
                 (5, 3),
             ),
-            ("# a\u{2028}\na:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 7: could not find expected ':'", (6, 3)),
+            ("# a\u{2028}\na:\n  b:\n    c: 1\n  'd\n  e': 1\n", "yaml: line 7: could not find expected ':'", (6, 5)),
             ("# a\u{85}\n%TAG !e!\n---\na: 1\n", "yaml: line 3: did not find expected whitespace", (2, 9)),
             ("# a\u{2029}\n%YAML 1.2\n---\na: 1\n", "yaml: line 2: found incompatible YAML document", (2, 1)),
             ("# a\u{85}\nb: {c: !<> d}\n", "yaml: line 3: did not find expected tag URI", (2, 8)),
