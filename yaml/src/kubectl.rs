@@ -889,6 +889,32 @@ pub(crate) fn next_line_token(piece: &str, mark: Mark) -> Mark {
     mark_at(piece, next + (rest.len() - rest.trim_start_matches([' ', '\t']).len()))
 }
 
+/// Whether the plain scalar that ends at `mark` starts its line at column `col`: what precedes
+/// it on the line is indentation only (no `-`, `?` or `:` indicator, no key and `: `).
+pub(crate) fn line_starts_with_key(piece: &str, mark: Mark, col: u32) -> bool {
+    let start = line_offset(piece, mark);
+    let line = piece.get(start..offset(piece, mark)).unwrap_or_default();
+    let content = line.trim_start_matches(' ');
+    if content.contains(": ") || content.contains(":\t") {
+        return false;
+    }
+    let indicator =
+        |c: char| content.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']));
+    line.len() - content.len() == col as usize
+        && !content.starts_with('#')
+        && !indicator('-')
+        && !indicator('?')
+        && !indicator(':')
+}
+
+/// Whether `mark`'s line has, at column `col` and after indentation only, a `-` indicator.
+pub(crate) fn dash_at(piece: &str, mark: Mark, col: u32) -> bool {
+    let line = piece.get(line_offset(piece, mark)..).unwrap_or_default();
+    let content = line.trim_start_matches(' ');
+    line.len() - content.len() == col as usize
+        && content.strip_prefix('-').is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']))
+}
+
 /// The byte offset in a piece of the start of `mark`'s line.
 pub(crate) fn line_offset(piece: &str, mark: Mark) -> usize {
     offset(piece, Mark { col: 0, ..mark })

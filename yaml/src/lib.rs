@@ -574,6 +574,20 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// Whether the innermost open collection is an indentless block sequence: one whose `-`
+    /// is at the column of the block mapping it is a value of (saphyr's sequence starts at its
+    /// first entry's node, after the `-`).
+    fn in_indentless_sequence(&self, piece: &kubectl::Piece<'_>) -> bool {
+        match self.stack.as_slice() {
+            [
+                ..,
+                Frame::Map { start: map, flow: false, bracket: false, .. },
+                Frame::Seq { start, bracket: false, .. },
+            ] => kubectl::dash_at(piece.text, piece.local(*start), piece.local(*map).col),
+            _ => false,
+        }
+    }
+
     /// Where the open block collections start (marks of the piece), the innermost first: the
     /// column of one is go-yaml's `parser.indent` while it is open, and a token there a
     /// required simple key.
@@ -1539,6 +1553,20 @@ fn saphyr_error(
         let next = kubectl::next_line_token(piece.text, past_end);
         if builder.open() == kubectl::Open::Document {
             return Err(Again::Cut(next));
+        }
+        // A scalar that starts its line at the column of the innermost block collection is a
+        // required simple key, stale at the next token (`yaml_parser_stale_simple_keys`).
+        if let Some(block) = builder.block_starts(piece).next()
+            && kubectl::line_starts_with_key(piece.text, past_end, block.col)
+        {
+            let message = kubectl::worded(next, "could not find expected ':'", kubectl::Count::Scanner);
+            return Ok((piece.absolute(end.clamp(next)), message));
+        }
+        // An indentless sequence (`- ` at its mapping's column) ends at a token that is no
+        // `-` (`yaml_parser_parse_indentless_sequence_entry`); its mapping wants a key.
+        if builder.in_indentless_sequence(piece) {
+            let message = kubectl::worded(next, "did not find expected key", kubectl::Count::Parser);
+            return Ok((piece.absolute(end.clamp(next)), message));
         }
         past_end = next;
     }
@@ -2670,6 +2698,9 @@ mod tests {
             ("a: b #c\n   d: e\n", "yaml: line 1: did not find expected key", (2, 4)),
             ("x: 1\ny:\n  a: b #c\n   d\n", "yaml: line 3: did not find expected key", (4, 4)),
             ("- a #c\n  b\n", "yaml: line 1: did not find expected '-' indicator", (2, 3)),
+            ("a:\n- b #c\n  c: d\n", "yaml: line 2: did not find expected key", (3, 3)),
+            ("a: 1\nb #c\n  c\n", "yaml: line 3: could not find expected ':'", (3, 3)),
+            ("a:\n  x: 1\n  b #c\n    c: d\n", "yaml: line 4: could not find expected ':'", (4, 5)),
             // Without a final line break, go-yaml's text still ends with one (kubectl's
             // `LineReader` adds it): its end is the start of the line after the last.
             ("a: 1\nb: [1,", "yaml: line 2: did not find expected node content", (2, 7)),
