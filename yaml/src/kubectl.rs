@@ -1187,6 +1187,11 @@ pub(crate) fn stale_required_key(piece: &str, at: Mark, block: Option<Mark>) -> 
         let indent = text.chars().take_while(|c| *c == ' ').count();
         let content = &text[indent..];
         let blank = content.trim().is_empty() || content.starts_with('#');
+        // The collection's first line may start left of it, with the `- ` of its item.
+        if line_start == first && indent < column {
+            line_start += line.len();
+            continue;
+        }
         if !blank && indent == column && content.starts_with(['{', '[', '"', '\'']) && !resolves(content) {
             found = Some((line_start, text));
             break;

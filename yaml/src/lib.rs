@@ -2699,6 +2699,8 @@ mod tests {
             ("x: 1\ny:\n  a: b #c\n   d\n", "yaml: line 3: did not find expected key", (4, 4)),
             ("- a #c\n  b\n", "yaml: line 1: did not find expected '-' indicator", (2, 3)),
             ("a:\n- b #c\n  c: d\n", "yaml: line 2: did not find expected key", (3, 3)),
+            // A quoted key after the first key of a mapping that starts after a `-`.
+            ("a:\n- b: 1\n  \"c: 2\n  d: \"x\"\n", "yaml: line 4: could not find expected ':'", (4, 7)),
             ("a: 1\nb #c\n  c\n", "yaml: line 3: could not find expected ':'", (3, 3)),
             ("a:\n  x: 1\n  b #c\n    c: d\n", "yaml: line 4: could not find expected ':'", (4, 5)),
             // Without a final line break, go-yaml's text still ends with one (kubectl's
