@@ -5,9 +5,9 @@
 //! Invariants: no panic; exit status 0 or 1; the JSON outputs parse; every position a
 //! diagnostic or an error gives (line and column, 1-based, end included) lies within the input,
 //! counting lines as YAML does (`\n`, `\r\n` and a lone `\r` end a line) and columns in
-//! characters after a byte-order mark; what `validate` reports kubectl refuses or never sends
-//! (its entries of no HPA) is reported by `default`, `convert` and `explain` in the same words,
-//! at the same position.
+//! characters after a byte-order mark, and no diagnostic ends before it starts; what `validate`
+//! reports kubectl refuses or never sends (its entries of no HPA) is reported by `default`,
+//! `convert` and `explain` in the same words, at the same position.
 #![no_main]
 
 use clap::Parser;
@@ -22,8 +22,10 @@ fuzz_target!(|data: &[u8]| {
     assert!(code <= 1, "exit status {code} on standard input");
     for d in report["diagnostics"].as_array().expect("diagnostics is an array") {
         let at = |l: &str, c: &str| (d[l].as_u64().expect("a line"), d[c].as_u64().expect("a column"));
-        lines.check(at("line", "column"), d);
-        lines.check(at("endLine", "endColumn"), d);
+        let (start, end) = (at("line", "column"), at("endLine", "endColumn"));
+        lines.check(start, d);
+        lines.check(end, d);
+        assert!(start <= end, "a diagnostic ends before it starts: {d}");
         for r in d["related"].as_array().expect("related is an array") {
             if r["file"] == d["file"] {
                 lines.check((r["line"].as_u64().expect("a line"), r["column"].as_u64().expect("a column")), r);
