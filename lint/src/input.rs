@@ -978,22 +978,19 @@ fn as_written_json<'t>(node: Node<'_>, text: &'t str, lines: &LineIndex) -> Opti
 /// order, the item's [`NotAnObject::item`] set: `objects` are the file's, as [`objects_in`]
 /// lists them (in document order), read once for both.
 pub fn not_objects<'a>(parsed: &'a Parsed, text: &str, objects: &[ObjectRef<'a>]) -> Vec<NotAnObject<'a>> {
-    if !holds_objects(parsed) {
+    if !holds_objects(parsed, objects) {
         return Vec::new();
     }
     refusals(parsed, text, objects)
 }
 
-/// Whether a file is a manifest: one of its documents is an object ([`is_object`]), or a list
-/// to kubectl (a `kind` and `items`, [`objects_in`]) that holds one, with or without its own
-/// `apiVersion` (kubectl reads the items of `kind: List` without one).
-pub fn holds_objects(parsed: &Parsed) -> bool {
-    parsed.documents.iter().any(|d| {
-        let root = d.root();
-        is_object(root)
-            || root.get("kind").and_then(Node::as_str).is_some_and(|k| !k.is_empty())
-                && root.get("items").and_then(Node::items).is_some_and(|mut items| items.any(is_object))
-    })
+/// Whether a file is a manifest: one of its documents is an object ([`is_object`]), or one of
+/// the items [`objects_in`] read from a list is, with or without the list's own `apiVersion`
+/// (kubectl reads the items of `kind: List` without one). `objects` are the file's, as
+/// [`objects_in`] lists them.
+pub fn holds_objects(parsed: &Parsed, objects: &[ObjectRef<'_>]) -> bool {
+    parsed.documents.iter().any(|d| is_object(d.root()))
+        || objects.iter().any(|o| o.item.is_some() && is_object(o.node))
 }
 
 /// [`not_objects`] of a file that holds objects.
@@ -1170,7 +1167,7 @@ pub fn walk<'a, R>(
     each: impl FnOnce(&FileObjects<'a>) -> R,
 ) -> (R, Vec<Problem<'a>>) {
     let objects = objects_in(index, parsed);
-    let manifest = holds_objects(parsed);
+    let manifest = holds_objects(parsed, &objects);
     let refused = if manifest { refusals(parsed, &file.text, &objects) } else { Vec::new() };
     let contents = FileObjects { objects, refused, manifest };
     let result = each(&contents);

@@ -234,15 +234,13 @@ impl Decode for Name {
 
     fn decode<'de, S: Source<'de>>(&mut self, d: &mut Decoder<'de, S>, ty: GoType) -> Result<(), Abort> {
         // As a `string`: `null` leaves the name as it is (`literalStore`), a string replaces it.
-        if self.invalid_utf8().is_some() && d.peek()? == Kind::Null {
-            return d.skip();
-        }
-        if let NameBytes::Invalid { .. } = self.0 {
-            self.0 = NameBytes::default();
-        }
         match &mut self.0 {
             NameBytes::Utf8(text) => text.decode(d, ty),
-            NameBytes::Invalid { .. } => Ok(()),
+            NameBytes::Invalid { .. } if d.peek()? == Kind::Null => d.skip(),
+            NameBytes::Invalid { .. } => {
+                self.0 = NameBytes::default();
+                self.decode(d, ty)
+            }
         }
     }
 }
