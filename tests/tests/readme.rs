@@ -36,7 +36,7 @@ fn fenced_blocks(text: &str) -> Vec<(String, String)> {
     blocks
 }
 
-/// The one block of `text` whose body contains `marker`.
+/// The body of the one block whose body contains `marker`.
 fn block_with<'a>(blocks: &'a [(String, String)], marker: &str) -> &'a str {
     let found: Vec<&str> = blocks.iter().filter(|(_, b)| b.contains(marker)).map(|(_, b)| b.as_str()).collect();
     assert_eq!(found.len(), 1, "README blocks containing {marker:?}: {found:#?}");
@@ -60,7 +60,10 @@ fn shown_in_order(shown: &str, printed: &str) {
         }
         match printed[at..].iter().position(|p| *p == line) {
             Some(i) => at += i + 1,
-            None => panic!("README shows {line:?}, which the command does not print (after line {at}):\n{}", printed.join("\n")),
+            None => panic!(
+                "README shows {line:?}, which the command does not print (after line {at}):\n{}",
+                printed.join("\n")
+            ),
         }
     }
 }
@@ -124,7 +127,10 @@ fn the_simulate_and_explain_examples_are_what_the_commands_print() {
 fn the_diagnose_example_is_what_the_command_prints() {
     let readme = read("README.md");
     let blocks = fenced_blocks(&readme);
-    let shown = block_with(&blocks, "$ cd tests/data/diagnose/published-1.23 && hpa-lint diagnose --snapshot objects.yaml pod-metrics.json php-apache");
+    let shown = block_with(
+        &blocks,
+        "$ cd tests/data/diagnose/published-1.23 && hpa-lint diagnose --snapshot objects.yaml pod-metrics.json php-apache",
+    );
     let dir = "data/diagnose/published-1.23";
     let (objects, metrics) = (format!("{dir}/objects.yaml"), format!("{dir}/pod-metrics.json"));
     let run = hpa_lint(&["diagnose", "--snapshot", &objects, &metrics, "php-apache"], "");
