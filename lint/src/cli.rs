@@ -130,9 +130,10 @@ pub struct ConfigArgs {
 pub enum LintFormat {
     /// For people: source snippets, labels and help.
     Human,
-    /// A stable JSON schema (see the README).
+    /// A stable JSON schema (README, "Output"; `cluster`: docs/cluster.md).
     Json,
-    /// SARIF 2.1.0, for GitHub code scanning and other tools.
+    /// SARIF 2.1.0, for SARIF tools and GitHub code scanning (which shows results in files only,
+    /// not those of `cluster`).
     Sarif,
     /// GitHub Actions workflow-command annotations.
     Github,

@@ -519,7 +519,11 @@ fn workspace_root() -> std::path::PathBuf {
 fn help_examples_run_with_the_status_they_name() {
     fn walk(command: &clap::Command, found: &mut Vec<(String, String)>) {
         if let Some(text) = command.get_after_long_help() {
-            let text = text.to_string().replace("\\\n", " ");
+            // Within the help's width (100 columns), so clap never wraps a command in two.
+            let text = text.to_string();
+            let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 100).collect();
+            assert!(long.is_empty(), "{}: lines clap would wrap: {long:?}", command.get_name());
+            let text = text.replace("\\\n", " ");
             let mut comment = String::new();
             for line in text.lines().map(str::trim) {
                 if let Some(c) = line.strip_prefix('#') {

@@ -15,6 +15,7 @@ mod lint_output;
 mod lint_sets;
 mod malformed;
 mod properties;
+mod readme;
 mod realworld;
 mod releases;
 mod rules;

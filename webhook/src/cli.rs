@@ -74,7 +74,8 @@ Examples:
   # the policy as ValidatingAdmissionPolicies and a MutatingAdmissionPolicy, with bindings
   hpa-webhook policy export --policy webhook/tests/data/policy-example.yaml
   # for 1.34: the constraints only (a note says the defaults need the webhook)
-  hpa-webhook policy export --policy webhook/tests/data/policy-example.yaml --kubernetes-version 1.34
+  hpa-webhook policy export --policy webhook/tests/data/policy-example.yaml \\
+    --kubernetes-version 1.34
   # applied, pruning what an earlier export left (README.md, \"Install\", has the allowlist)
   hpa-webhook policy export --policy my-policy.yaml | kubectl apply -f -";
 
@@ -467,7 +468,11 @@ mod tests {
     fn help_examples_parse_and_policy_ones_run() {
         fn walk(command: &clap::Command, found: &mut Vec<String>) {
             if let Some(text) = command.get_after_long_help() {
-                let text = text.to_string().replace("\\\n", " ");
+                // Within the help's width (100 columns), so clap never wraps a command in two.
+                let text = text.to_string();
+                let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 100).collect();
+                assert!(long.is_empty(), "{}: lines clap would wrap: {long:?}", command.get_name());
+                let text = text.replace("\\\n", " ");
                 found.extend(text.lines().map(str::trim).filter(|l| l.starts_with("hpa-webhook")).map(String::from));
             }
             command.get_subcommands().for_each(|sub| walk(sub, found));
