@@ -881,6 +881,42 @@ pub(crate) fn directive_after_content(piece: &str, mark: Mark) -> Option<(Mark, 
     directive_name_problem(rest).map(|problem| (line, problem))
 }
 
+/// Where go-yaml's plain scalar ends before saphyr's does: saphyr read the scalar after the
+/// last event (which ended at `after`) up to `at` (a comment it refuses after a continuation
+/// line), but go-yaml's scanner ends a plain scalar at a line indented no more than the
+/// innermost block collection's column `col` (`yaml_parser_scan_plain_scalar`: `column <
+/// indent`, its `indent` being `parser.indent + 1`), and that line's token is the next. The
+/// mark of that token, if it is neither a `-`, `?` or `:` indicator nor a key (which go-yaml
+/// reads on from, and what follows decides).
+pub(crate) fn plain_ends_left(piece: &str, after: Mark, at: Mark, col: u32) -> Option<Mark> {
+    let from = offset(piece, after);
+    let to = offset(piece, at);
+    let mut pos = from;
+    // The scalar's first line: the rest of `after`'s line, or the next that is not blank.
+    let mut started = false;
+    for line in piece.get(from..to)?.split_inclusive(['\n', '\r']) {
+        let start = pos;
+        pos += line.len();
+        let content = line.trim_start_matches(' ');
+        let code = content.trim_end_matches(['\n', '\r', ' ', '\t']);
+        if code.is_empty() || code.starts_with('#') {
+            continue;
+        }
+        if !started {
+            started = true;
+            continue;
+        }
+        let column = line.len() - content.len();
+        if u32::try_from(column).is_ok_and(|c| c <= col) {
+            let indicator = |c: char| code.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']));
+            let key = code.contains(": ") || code.contains(":\t") || code.ends_with(':');
+            return (!indicator('-') && !indicator('?') && !indicator(':') && !key)
+                .then(|| mark_at(piece, start + column));
+        }
+    }
+    None
+}
+
 /// The first token of the line after `mark`'s, as a mark of the piece: its first character that
 /// is neither a space nor a tab (the line's end if none is).
 pub(crate) fn next_line_token(piece: &str, mark: Mark) -> Mark {
@@ -1496,7 +1532,7 @@ fn offset(piece: &str, mark: Mark) -> usize {
 }
 
 /// The mark of a byte offset of a piece.
-fn mark_at(piece: &str, byte: usize) -> Mark {
+pub(crate) fn mark_at(piece: &str, byte: usize) -> Mark {
     let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
     let mut after_cr = false;
     for c in piece[..byte.min(piece.len())].chars() {

@@ -1243,7 +1243,7 @@ fn read_events(
         let span = if whole_text && end.0.is_none() { span } else { in_file(span, &piece, whole_text, end) };
         // What go-yaml refuses of a node saphyr reads: looked into, out of this loop, only for
         // the few events that may be one.
-        let wants_other = || !builder.json && block_wants_other(builder, span.start.col).is_some();
+        let wants_other = || !builder.json && block_wants_other(builder, span.start.col, Given::Event).is_some();
         let (anchor, suspect) = suspect(&event, local_start, local_end, wants_other);
         if suspect
             && let Some(refused) = refused_node(&event, span, (local_start, local_end), &piece, &mut cursor, builder)
@@ -1392,7 +1392,13 @@ fn read_events(
                     fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
                     continue;
                 }
-                builder.open_collection(span.start, anchor, false, false, bracket);
+                let start = match bracket {
+                    true => span.start,
+                    false => {
+                        block_sequence_start(piece.text, cursor.byte_of(piece.text, local_start.index), span.start)
+                    }
+                };
+                builder.open_collection(start, anchor, false, false, bracket);
             }
             Event::MappingStart(anchor, _) => {
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
@@ -1554,6 +1560,21 @@ fn saphyr_error(
         if builder.open() == kubectl::Open::Document {
             return Err(Again::Cut(next));
         }
+        // The scalar starts a line where the open block collections want no node (a key of a
+        // mapping whose value was given, left of a collection's column): go-yaml's parser
+        // refuses it there, before its scanner reads on.
+        if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end, true) {
+            return Ok((piece.absolute(end.clamp(mark)), kubectl::worded(mark, problem, kubectl::Count::Parser)));
+        }
+        // A continuation line go-yaml's scalar does not reach (indented no more than the
+        // innermost block collection): its token is what go-yaml's parser meets next, after
+        // closing the block collections right of it.
+        if let Some(block) = builder.block_starts(piece).next()
+            && let Some(at) = kubectl::plain_ends_left(piece.text, builder.last_end, past_end, block.col)
+            && let Some(problem) = block_wants_other(builder, at.col, Given::NextToken { entry_due: false })
+        {
+            return Ok((piece.absolute(end.clamp(at)), kubectl::worded(at, problem, kubectl::Count::Parser)));
+        }
         // A scalar that starts its line at the column of the innermost block collection is a
         // required simple key, stale at the next token (`yaml_parser_stale_simple_keys`).
         if let Some(block) = builder.block_starts(piece).next()
@@ -1596,14 +1617,21 @@ fn saphyr_error(
         };
     }
     if info == "misplaced bracket"
-        && let Some(problem) = misplaced_bracket(builder, past_end.col)
+        && let Some(problem) = misplaced_bracket(
+            builder,
+            past_end.col,
+            entry_due(
+                piece.text,
+                piece.text.char_indices().nth(past_end.index as usize).map_or(piece.text.len(), |(i, _)| i),
+            ),
+        )
     {
         let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
         return Ok((piece.absolute(end.clamp(past_end)), message));
     }
     // A flow collection or quoted scalar starting a line where go-yaml wants another token,
     // which saphyr's scanner had not given yet.
-    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end) {
+    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end, false) {
         return Ok((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Parser)));
     }
     // The innermost open block collection first: saphyr may stop before its parser closes
@@ -1612,7 +1640,15 @@ fn saphyr_error(
         .block_starts(piece)
         .find_map(|block| kubectl::stale_required_key(piece.text, at, Some(block)))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
-        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open()));
+        .or_else(|| {
+            // An indentless sequence ends at any token but `-`, and its mapping wants a key
+            // (`yaml_parser_parse_indentless_sequence_entry`): `a:` then `- 'b' c`.
+            let open = match builder.open() {
+                kubectl::Open::BlockSequence if builder.in_indentless_sequence(piece) => kubectl::Open::BlockMapping,
+                open => open,
+            };
+            kubectl::go_yaml_error(info, past_end, piece.text, open)
+        });
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         // Flow collections deeper than saphyr reads: kubectl's error if it has one there.
@@ -1633,11 +1669,13 @@ fn saphyr_error(
 /// column `col` of the block context, where saphyr's words would name another collection:
 /// go-yaml first closes the block collections right of the column
 /// (`yaml_parser_unroll_indent`), then the innermost one left open wants its next key
-/// ("did not find expected key"; an indentless sequence, at its mapping's column, ends there)
+/// ("did not find expected key"; an indentless sequence, at its mapping's column, ends at any
+/// token but `-`)
 /// or `-` ("did not find expected '-' indicator"); a block mapping whose value is due, at or
 /// right of its column, wants the value's node ("did not find expected node content"). `None`
-/// where saphyr's collection is go-yaml's.
-fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
+/// where saphyr's collection is go-yaml's. Right after a `-` (`entry_due`, on its line or
+/// lines later), a sequence wants the entry's node ("did not find expected node content").
+fn misplaced_bracket(builder: &Builder<'_>, col: u32, entry_due: bool) -> Option<&'static str> {
     if !matches!(builder.open(), kubectl::Open::BlockMapping | kubectl::Open::BlockSequence) {
         return None;
     }
@@ -1659,7 +1697,10 @@ fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
         return match map_key {
             Some(true) if !closed => Some("did not find expected node content"),
             Some(_) if closed => Some("did not find expected key"),
-            None if start.col == col && indentless => Some("did not find expected key"),
+            // An indentless sequence ends at any token but `-`, wherever it starts
+            // (`yaml_parser_parse_indentless_sequence_entry`): `a:` then `- {b: 1}]`.
+            None if entry_due && !closed => Some("did not find expected node content"),
+            None if indentless => Some("did not find expected key"),
             None if closed => Some("did not find expected '-' indicator"),
             _ => None,
         };
@@ -1808,7 +1849,7 @@ fn left_of_its_block(
     if !starts || builder.json {
         return None;
     }
-    let problem = block_wants_other(builder, span.start.col)?;
+    let problem = block_wants_other(builder, span.start.col, Given::Event)?;
     // The first token of its line (looked at in the text only here, where it is rare).
     let at = piece.byte_at(span.start.index);
     let line = piece.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
@@ -1816,10 +1857,67 @@ fn left_of_its_block(
     first.then_some(problem)
 }
 
+/// Where a block sequence starts: at its first `-`. saphyr's span of an indentless
+/// sequence's start (`a:` then `- # c` at `a`'s column) is past its `-` (the end of the
+/// comment after it, or the end of a `-` alone on its line), which go-yaml's parser reads as
+/// the sequence's start (`yaml_parser_parse_indentless_sequence_entry`, at the `-` token):
+/// `start` (the span's, in the file, at byte `at` of `text`) moved back to the `-` on its line
+/// when only white space and a comment come between them.
+fn block_sequence_start(text: &str, at: usize, start: Mark) -> Mark {
+    let Some(before) = text.get(..at) else { return start };
+    if text[at..].starts_with('-') {
+        return start;
+    }
+    let line = &before[before.rfind(['\n', '\r']).map_or(0, |i| i + 1)..];
+    // A comment starts at a `#` after white space (or at the line's start).
+    let code = line
+        .char_indices()
+        .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
+        .map_or(line, |(i, _)| &line[..i]);
+    let trimmed = code.trim_end_matches([' ', '\t']);
+    if !trimmed.ends_with('-') {
+        return start;
+    }
+    // The characters from the `-` to `at`, all on this line.
+    let back = u32::try_from(line[trimmed.len() - 1..].chars().count()).unwrap_or(0);
+    Mark { index: start.index.saturating_sub(back), line: start.line, col: start.col.saturating_sub(back) }
+}
+
+/// Whether the last token before byte `to` of `text`, past white space and comments, is a `-`
+/// (a block entry): the entry's node is then still due.
+fn entry_due(text: &str, to: usize) -> bool {
+    for line in text.get(..to).unwrap_or(text).rsplit(['\n', '\r']) {
+        // A comment starts at a `#` after white space (or at the line's start).
+        let code = line
+            .char_indices()
+            .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
+            .map_or(line, |(i, _)| &line[..i]);
+        let code = code.trim_end_matches([' ', '\t']);
+        if !code.is_empty() {
+            return code.strip_suffix('-').is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t']));
+        }
+    }
+    false
+}
+
+/// How the node [`block_wants_other`] looks at was found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// An event saphyr gave: in a block sequence, saphyr gives a node as an entry only after
+    /// its `-`, where go-yaml's parser wants the entry's node too.
+    Event,
+    /// The token after the last event, which saphyr stopped before giving; `entry_due`: a `-`
+    /// is the last token before it ([`entry_due`]).
+    NextToken { entry_due: bool },
+}
+
 /// What go-yaml's parser wants instead of a node that starts a line at column `col` of the
 /// block context, where it is no key or value ([`left_of_its_block`]); `None` where it may
-/// be one, or a flow collection is open.
-fn block_wants_other(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
+/// be one, or a flow collection is open. A node saphyr gives right of an indentless
+/// sequence's column, on a line after its `-` (`a:` then `- # c` then `  {b: 1}`), is that
+/// entry's: go-yaml's `yaml_parser_parse_indentless_sequence_entry` parses the node after a
+/// `-` wherever it starts, and ends the sequence only at a token after an entry.
+fn block_wants_other(builder: &Builder<'_>, col: u32, given: Given) -> Option<&'static str> {
     let mut closed = false;
     let mut frames = builder.stack.iter().rev().peekable();
     let mut wanted = None;
@@ -1839,6 +1937,11 @@ fn block_wants_other(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
             _ if start.col == col => None,
             Some(true) if !closed => None,
             Some(_) => Some("did not find expected key"),
+            None if indentless && !closed && given == Given::Event => None,
+            // After an entry, a sequence wants its next `-`.
+            None if !closed && given == (Given::NextToken { entry_due: false }) && !indentless => {
+                Some("did not find expected '-' indicator")
+            }
             None if indentless => Some("did not find expected key"),
             None if closed => Some("did not find expected '-' indicator"),
             None => None,
@@ -1858,6 +1961,7 @@ fn next_left_of_its_block(
     builder: &Builder<'_>,
     after: Mark,
     stop: Mark,
+    plain: bool,
 ) -> Option<(Mark, &'static str)> {
     let text = piece.text;
     let mut at = text.char_indices().nth(after.index as usize).map_or(text.len(), |(i, _)| i);
@@ -1871,22 +1975,33 @@ fn next_left_of_its_block(
         }
     }
     let line_start = text[..at].rfind(['\n', '\r']).map(|i| i + 1)?;
-    if !text[at..].starts_with(['[', '{', '"', '\'']) || !text[line_start..at].bytes().all(|b| b == b' ') {
+    let rest = &text[at..];
+    // A plain scalar's token: its line up to a comment (none is a key: saphyr read no `:`).
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let plain_end = rest[..line_end].find(" #").unwrap_or(line_end);
+    let is_plain = plain
+        && !rest.starts_with([
+            '[', '{', '"', '\'', '-', '?', ':', '#', '&', '*', '!', '|', '>', '%', '@', '`', ']', '}', ',',
+        ])
+        && !rest[..plain_end].contains(": ")
+        && !rest[..plain_end].ends_with(':');
+    if !(is_plain || rest.starts_with(['[', '{', '"', '\''])) || !text[line_start..at].bytes().all(|b| b == b' ') {
         return None;
     }
     let col = u32::try_from(at - line_start).ok()?;
-    let problem = block_wants_other(builder, col)?;
-    let index = u32::try_from(text[..at].chars().count()).ok()?;
-    let line = u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count()).ok()?.saturating_add(1);
+    let problem = block_wants_other(builder, col, Given::NextToken { entry_due: entry_due(text, at) })?;
+    // Lines as go-yaml counts them (a lone `\r` ends one too).
+    let mark = kubectl::mark_at(text, at);
     // go-yaml's scanner reads the token (a quoted scalar whole, a flow collection's line, to
     // know whether it is a key) before its parser refuses it: saphyr's error must be past that.
     let rest = &text[at..];
     let scanned = match rest.as_bytes().first() {
         Some(&quote @ (b'"' | b'\'')) => quoted_end(rest, quote)?,
+        _ if is_plain => rest[..plain_end].trim_end_matches([' ', '\t']).len(),
         _ => rest.find(['\n', '\r']).unwrap_or(rest.len()),
     };
     let scanned = u32::try_from(rest[..scanned].chars().count()).ok()?;
-    (index.saturating_add(scanned) < stop.index).then_some((Mark { index, line, col }, problem))
+    (mark.index.saturating_add(scanned) < stop.index).then_some((mark, problem))
 }
 
 /// The byte offset in `text`, which starts with a quote, of its closing quote (`''` is an
@@ -2652,6 +2767,26 @@ mod tests {
         );
     }
 
+    /// An entry of an indentless sequence whose `-` a comment (or nothing) follows has its
+    /// node on a later line, right of the `-`: go-yaml reads it there, flow collection or
+    /// quoted scalar, and so does kubectl; the sequence starts at its `-`.
+    #[test]
+    fn an_entry_may_start_on_the_line_after_its_dash() {
+        for (text, json) in [
+            ("a:\n- # c\n  'b'\n", serde_json::json!({"a": ["b"]})),
+            ("a:\n- # c\n  {b: 1}\n- # d\n  \"c\"\n", serde_json::json!({"a": [{"b": 1}, "c"]})),
+            ("a:\n-   # c\n\n  [1]\n", serde_json::json!({"a": [[1]]})),
+            ("a:\n-\n  # c\n  {b: 1}\n", serde_json::json!({"a": [{"b": 1}]})),
+        ] {
+            let parsed = parse(text);
+            assert_eq!(parsed.error.map(|e| e.message), None, "{text:?}");
+            let root = parsed.documents[0].root();
+            assert_eq!(root.to_json(), json, "{text:?}");
+            let list = root.get("a").unwrap();
+            assert_eq!((list.span().start.line, list.span().start.col), (2, 0), "{text:?}");
+        }
+    }
+
     #[test]
     fn errors_are_go_yamls() {
         for (text, message, (line, col)) in [
@@ -2699,6 +2834,18 @@ mod tests {
             ("x: 1\ny:\n  a: b #c\n   d\n", "yaml: line 3: did not find expected key", (4, 4)),
             ("- a #c\n  b\n", "yaml: line 1: did not find expected '-' indicator", (2, 3)),
             ("a:\n- b #c\n  c: d\n", "yaml: line 2: did not find expected key", (3, 3)),
+            // A plain scalar starting a line where its mapping wants a key, or ending (for
+            // go-yaml) at a line no more indented than its mapping, where a sequence wants `-`.
+            ("a:\n  b: c\n x #c\n  d: e\n", "yaml: line 2: did not find expected key", (3, 2)),
+            ("a:\n  b: c\n   x\n y #c\n  d: e\n", "yaml: line 3: did not find expected key", (4, 2)),
+            ("a:\n  - b: c\n   x #c\n    d: e\n", "yaml: line 2: did not find expected '-' indicator", (3, 4)),
+            // An indentless sequence (`-` at its mapping's column) ends at any token but `-`,
+            // after an entry; right after a `-` (on its line or lines before), the entry's node
+            // is due.
+            ("a:\n- {b: 1}]\n", "yaml: line 1: did not find expected key", (2, 9)),
+            ("a:\n- 'b' c\n", "yaml: line 1: did not find expected key", (2, 7)),
+            ("a:\n- ]\n", "yaml: line 1: did not find expected node content", (2, 3)),
+            ("a:\n- # c\n  ]\n", "yaml: line 2: did not find expected node content", (3, 3)),
             // A quoted key after the first key of a mapping that starts after a `-`.
             ("a:\n- b: 1\n  \"c: 2\n  d: \"x\"\n", "yaml: line 4: could not find expected ':'", (4, 7)),
             ("a: 1\nb #c\n  c\n", "yaml: line 3: could not find expected ':'", (3, 3)),
