@@ -917,6 +917,40 @@ pub(crate) fn plain_ends_left(piece: &str, after: Mark, at: Mark, col: u32) -> O
     None
 }
 
+/// What go-yaml makes of the text after a quoted scalar that is a document's node
+/// ([`after_quoted_document`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterQuoted {
+    /// Nothing: the document is the scalar, and `Unmarshal` parses no further.
+    Unread,
+    /// A `:` later on the line makes the scalar a simple key, and the token at this mark
+    /// stands where its value indicator is due (`yaml_parser_parse_block_mapping_key`).
+    KeyWithoutValue(Mark),
+}
+
+/// What go-yaml makes of the text from `mark` (right after a quoted scalar that is the
+/// document's node) to the end of its line, when the lines after it are blank or comments
+/// (go-yaml's scanner reads the first token of the next line before it gives the scalar, which
+/// may be a simple key): `None` for any other text.
+pub(crate) fn after_quoted_document(piece: &str, mark: Mark) -> Option<AfterQuoted> {
+    let at = offset(piece, mark);
+    let rest = piece.get(at..)?;
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let (line, after) = rest.split_at(line_end);
+    if !yaml_lines(after)
+        .all(|l| matches!(l.trim_start_matches([' ', '\t']).chars().next(), None | Some('#' | '\n' | '\r')))
+    {
+        return None;
+    }
+    let code = line.find(" #").map_or(line, |i| &line[..i]).trim_end_matches([' ', '\t']);
+    let first = code.len() - code.trim_start_matches([' ', '\t']).len();
+    match code.find(": ").or_else(|| code.ends_with(':').then(|| code.len() - 1)) {
+        Some(colon) if colon > first => Some(AfterQuoted::KeyWithoutValue(mark_at(piece, at + first))),
+        Some(_) => None,
+        None => Some(AfterQuoted::Unread),
+    }
+}
+
 /// The first token of the line after `mark`'s, as a mark of the piece: its first character that
 /// is neither a space nor a tab (the line's end if none is).
 pub(crate) fn next_line_token(piece: &str, mark: Mark) -> Mark {

@@ -911,7 +911,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
                 // (Only `Pieces` comes back from the whole text.)
                 let (piece, first) = match again {
                     Again::Pieces { piece, document } => (piece, document),
-                    Again::Whitespace | Again::Cut(_) => (0, 0),
+                    Again::Whitespace | Again::Cut(_) | Again::CutAt(_) => (0, 0),
                 };
                 out.documents.retain(|d| d.index < first);
                 from = piece;
@@ -1060,6 +1060,9 @@ enum Again {
     /// This piece up to the line of this mark: a directive there ends the document go-yaml
     /// reads (`yaml_parser_fetch_directive` closes every block collection first).
     Cut(Mark),
+    /// This piece up to this mark: the text after a quoted scalar that is the document's
+    /// node, which go-yaml's `Unmarshal` never parses.
+    CutAt(Mark),
 }
 
 /// Reads the first YAML document of one of kubectl's pieces of a file, numbering it `index`;
@@ -1127,6 +1130,11 @@ fn build_piece(
         ) {
             Err(Again::Whitespace) if retry => scanned = Some(whitespace::scan(piece.text)),
             Err(Again::Cut(at)) if cut.is_none() => cut = Some(kubectl::line_offset(text, at)),
+            Err(Again::CutAt(at)) if cut.is_none() => {
+                let line = kubectl::line_offset(text, at);
+                let rest = text.get(line..).unwrap_or_default();
+                cut = Some(line + rest.char_indices().nth(at.col as usize).map_or(rest.len(), |(i, _)| i));
+            }
             Err(_) => {
                 let message = format!("{}yaml: did not find expected node content", kubectl::YAML_TO_JSON);
                 return stop(out, piece.start, message);
@@ -1602,6 +1610,20 @@ fn saphyr_error(
             || info == "while scanning a block scalar, did not find expected comment or line break")
     {
         return Err(Again::Whitespace);
+    }
+    // A quoted scalar that is the document's node, text after it on its line (`'a' b`): go-yaml's
+    // parser ends the document after the node (`yaml_parser_parse_document_end`: an implicit
+    // end), and v2's `Unmarshal` parses no further, unless a `:` later on the line makes the
+    // scalar a simple key (`"a" x: 1`), whose value is then due where `x` is.
+    if info.starts_with("invalid trailing content after") && builder.open() == kubectl::Open::Document {
+        match kubectl::after_quoted_document(piece.text, past_end) {
+            Some(kubectl::AfterQuoted::Unread) => return Err(Again::CutAt(past_end)),
+            Some(kubectl::AfterQuoted::KeyWithoutValue(mark)) => {
+                let message = kubectl::worded(mark, "did not find expected key", kubectl::Count::Parser);
+                return Ok((piece.absolute(end.clamp(mark)), message));
+            }
+            None => {}
+        }
     }
     // `... x`: go-yaml's document ends at the marker, past which kubectl reads nothing of the
     // piece (its parser never asks its scanner for the text after it).
@@ -2787,6 +2809,21 @@ mod tests {
         }
     }
 
+    /// A quoted scalar that is a document's node ends the document: the text after it on its
+    /// line is never parsed (go-yaml v2's `Unmarshal` parses one document).
+    #[test]
+    fn text_after_a_quoted_document_is_not_read() {
+        for text in ["'a' b\n", "\"a\"b c\n", "'a' [b #c\n# d\n", "'a' 'b'"] {
+            let parsed = parse(text);
+            assert_eq!(parsed.error.map(|e| e.message), None, "{text:?}");
+            assert_eq!(parsed.documents.len(), 1, "{text:?}");
+            assert_eq!(parsed.documents[0].root().to_json(), serde_json::json!("a"), "{text:?}");
+        }
+        let parsed = parse("'a' b\n---\nc: 1\n");
+        assert_eq!(parsed.documents.len(), 2);
+        assert_eq!(parsed.documents[1].root().to_json(), serde_json::json!({"c": 1}));
+    }
+
     #[test]
     fn errors_are_go_yamls() {
         for (text, message, (line, col)) in [
@@ -2846,6 +2883,9 @@ mod tests {
             ("a:\n- 'b' c\n", "yaml: line 1: did not find expected key", (2, 7)),
             ("a:\n- ]\n", "yaml: line 1: did not find expected node content", (2, 3)),
             ("a:\n- # c\n  ]\n", "yaml: line 2: did not find expected node content", (3, 3)),
+            // A quoted document node made a simple key by a `:` later on its line.
+            ("\"a\" x: 1\n", "yaml: did not find expected key", (1, 5)),
+            ("a: 1\n---\n'a'   x:\n", "yaml: did not find expected key", (3, 7)),
             // A quoted key after the first key of a mapping that starts after a `-`.
             ("a:\n- b: 1\n  \"c: 2\n  d: \"x\"\n", "yaml: line 4: could not find expected ':'", (4, 7)),
             ("a: 1\nb #c\n  c\n", "yaml: line 3: could not find expected ':'", (3, 3)),
