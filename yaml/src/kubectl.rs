@@ -627,10 +627,16 @@ fn clean_ascii(bytes: &[u8], cr: bool, tab: bool) -> bool {
 /// go-yaml v2 reads 1.1 only, parser errors), or
 /// directives that no `---` follows (`yaml_parser_parse_document_start`: "did not find
 /// expected <document start>", at the next token; kubectl cuts a `---` line off the piece that
-/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow).
+/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow). On the
+/// line right after a directive, a `-`, `?` or `:` indicator is refused by the scanner first:
+/// `yaml_parser_scan_directive` eats the directive's line break, so no simple key is allowed
+/// there (`yaml_parser_fetch_block_entry`: "block sequence entries are not allowed in this
+/// context", and so on), unless a blank or comment line comes between.
 pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     let mut index = 0u32;
     let mut directives = false;
+    // The line of the last directive.
+    let mut last = 0u32;
     // The `%YAML` directive and the `%TAG` handles met.
     let mut yaml = false;
     let mut handles: Vec<&str> = Vec::new();
@@ -640,6 +646,7 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
         let go = |m: Mark| Mark { line: m.line.saturating_add(breaks), ..m };
         if let Some(rest) = l.strip_prefix('%') {
             directives = true;
+            last = line;
             let at = Mark { index, line, col: 0 };
             if let Some(problem) = directive_name_problem(rest) {
                 return Some((at, worded(go(at), problem, Count::Scanner)));
@@ -670,6 +677,20 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
         // Directives come before the document.
         let content = l.trim_start();
         if !content.is_empty() && !content.starts_with(['%', '#']) {
+            let indicator = |c: char| {
+                content.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']))
+            };
+            let problem = match () {
+                _ if indicator('-') => "block sequence entries are not allowed in this context",
+                _ if indicator('?') => "mapping keys are not allowed in this context",
+                _ if indicator(':') => "mapping values are not allowed in this context",
+                _ => break,
+            };
+            if directives && last.saturating_add(1) == line {
+                let col = u32::try_from(l.len() - content.len()).unwrap_or(u32::MAX);
+                let at = Mark { index: index.saturating_add(col), line, col };
+                return Some((at, worded(go(at), problem, Count::Scanner)));
+            }
             break;
         }
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);

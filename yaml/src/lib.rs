@@ -2996,6 +2996,12 @@ mod tests {
             ("%TAG !e! tag:x:{\n---\na: 1\n".into(), "yaml: did not find expected whitespace or line break", (1, 16)),
             ("%TAG !e tag:x:\n---\na: 1\n".into(), "yaml: did not find expected '!'", (1, 8)),
             ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
+            // The line right after a directive allows no simple key: an indicator there is the
+            // scanner's error; after a blank or comment line, the parser's.
+            ("%YAML 1.1\n- a\n".into(), "yaml: line 2: block sequence entries are not allowed in this context", (2, 1)),
+            ("%YAML 1.1 #c\n  ? a\n".into(), "yaml: line 2: mapping keys are not allowed in this context", (2, 3)),
+            ("%TAG !e! x:\n: a\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 1)),
+            ("%YAML 1.1\n# c\n- a\n".into(), "yaml: line 2: did not find expected <document start>", (3, 1)),
             // A lone `\r` ends a line for both: a directive may follow it.
             ("# c\r%YAML 1.123\n---\na: 1\n".into(), "yaml: line 2: found extremely long version number", (2, 12)),
             ("# c\r%YAML 1.1\r%YAML 1.1\n---\na: 1\n".into(), "yaml: line 2: found duplicate %YAML directive", (3, 1)),
