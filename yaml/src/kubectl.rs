@@ -748,6 +748,11 @@ fn after_directives(text: &str) -> Option<(Mark, u32)> {
         index += 1;
         col += 1;
     }
+    // go-yaml's text ends with a line break (kubectl's `LineReader` adds one): its end is on the
+    // line after a last line without one.
+    if col > 0 {
+        go_line += 1;
+    }
     Some((Mark { index, line, col }, go_line))
 }
 

@@ -3002,6 +3002,9 @@ mod tests {
             ("%YAML 1.1 #c\n  ? a\n".into(), "yaml: line 2: mapping keys are not allowed in this context", (2, 3)),
             ("%TAG !e! x:\n: a\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 1)),
             ("%YAML 1.1\n# c\n- a\n".into(), "yaml: line 2: did not find expected <document start>", (3, 1)),
+            // Without a final line break: go-yaml's text still ends with one.
+            ("%YAML 1.1".into(), "yaml: line 1: did not find expected <document start>", (1, 10)),
+            ("%YAML 1.1\n# c".into(), "yaml: line 2: did not find expected <document start>", (2, 4)),
             // A lone `\r` ends a line for both: a directive may follow it.
             ("# c\r%YAML 1.123\n---\na: 1\n".into(), "yaml: line 2: found extremely long version number", (2, 12)),
             ("# c\r%YAML 1.1\r%YAML 1.1\n---\na: 1\n".into(), "yaml: line 2: found duplicate %YAML directive", (3, 1)),
