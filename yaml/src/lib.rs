@@ -1625,6 +1625,15 @@ fn saphyr_error(
             None => {}
         }
     }
+    // A `-` that starts a line inside a flow collection opened lines before (its `}` or `]`
+    // forgotten): saphyr's scanner refuses it while it looks ahead for a simple key, before its
+    // parser meets what go-yaml's parser refuses first (`{k: b` then `c: {d: 1}`: a value
+    // indicator after a value). go-yaml's scanner lets its parser refuse the `-`
+    // (`yaml_parser_fetch_block_entry` in the flow context), after every token before it:
+    // the piece is read again up to the `-`'s line, where the collection is still open.
+    if info == "\"-\" is only valid inside a block" && kubectl::dash_at(piece.text, past_end, past_end.col) {
+        return Err(Again::Cut(past_end));
+    }
     // `... x`: go-yaml's document ends at the marker, past which kubectl reads nothing of the
     // piece (its parser never asks its scanner for the text after it).
     if info == "invalid content after document end marker" {
@@ -2883,6 +2892,10 @@ mod tests {
             ("a:\n- 'b' c\n", "yaml: line 1: did not find expected key", (2, 7)),
             ("a:\n- ]\n", "yaml: line 1: did not find expected node content", (2, 3)),
             ("a:\n- # c\n  ]\n", "yaml: line 2: did not find expected node content", (3, 3)),
+            // A flow collection left open across lines, a `-` starting a later line: go-yaml's
+            // parser refuses the first token it does not expect, before the `-` or at it.
+            ("a:\n- {k: b\n  c: {d: 1}\n- e\n", "yaml: line 2: did not find expected ',' or '}'", (3, 4)),
+            ("a:\n  - [k, b,\n    [c]\n  - e\n", "yaml: line 3: did not find expected ',' or ']'", (4, 1)),
             // A quoted document node made a simple key by a `:` later on its line.
             ("\"a\" x: 1\n", "yaml: did not find expected key", (1, 5)),
             ("a: 1\n---\n'a'   x:\n", "yaml: did not find expected key", (3, 7)),
