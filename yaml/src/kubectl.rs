@@ -952,17 +952,49 @@ pub(crate) enum AfterQuoted {
     /// A `:` later on the line makes the scalar a simple key, and the token at this mark
     /// stands where its value indicator is due (`yaml_parser_parse_block_mapping_key`).
     KeyWithoutValue(Mark),
+    /// The next token is an indicator go-yaml's scanner refuses where no simple key is allowed
+    /// (after a quoted scalar): `yaml_parser_fetch_block_entry`, `yaml_parser_fetch_key`.
+    Refused(Mark, &'static str),
 }
 
 /// What go-yaml makes of the text from `mark` (right after a quoted scalar that is the
-/// document's node) to the end of its line, when the lines after it are blank or comments
-/// (go-yaml's scanner reads the first token of the next line before it gives the scalar, which
-/// may be a simple key): `None` for any other text.
+/// document's node): a `-` or `?` indicator is refused (no simple key is allowed after a
+/// quoted scalar); after a scalar that started on an earlier line (no simple key: go-yaml's
+/// scanner gives it at once), a next token that scans (a plain scalar, a closed quoted one)
+/// is all its parser reads; after one on a single line, the rest of its line, when the lines
+/// after it are blank or comments (go-yaml's scanner reads on to the first token of the next
+/// line before it gives a possible simple key). `None` for any other text, and for a quoted
+/// scalar that never closes (the end of the stream).
 pub(crate) fn after_quoted_document(piece: &str, mark: Mark) -> Option<AfterQuoted> {
     let at = offset(piece, mark);
     let rest = piece.get(at..)?;
     let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
     let (line, after) = rest.split_at(line_end);
+    // A scalar that started on an earlier line is no simple key: go-yaml's scanner gives it at
+    // once, and its parser reads only the next token, which a plain scalar's text is.
+    let token = line.trim_start_matches([' ', '\t']);
+    let indicator = |c: char| token.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']));
+    let token_at = || mark_at(piece, at + (line.len() - token.len()));
+    // A quoted scalar that never closes: go-yaml's scanner meets the end of the stream.
+    if token.starts_with(['"', '\'']) && closing(piece, at + (line.len() - token.len())).is_none() {
+        return None;
+    }
+    if indicator('-') {
+        return Some(AfterQuoted::Refused(token_at(), "block sequence entries are not allowed in this context"));
+    }
+    if indicator('?') {
+        return Some(AfterQuoted::Refused(token_at(), "mapping keys are not allowed in this context"));
+    }
+    // (A quoted scalar after it must close somewhere: go-yaml's scanner reads it whole.)
+    if quoted_on_earlier_line(piece, mark)
+        && token.chars().next().is_some_and(|c| {
+            c.is_alphanumeric()
+                || matches!(c, '_' | '/' | '.')
+                || matches!(c, '"' | '\'') && closing(piece, at + (line.len() - token.len())).is_some()
+        })
+    {
+        return Some(AfterQuoted::Unread);
+    }
     if !yaml_lines(after)
         .all(|l| matches!(l.trim_start_matches([' ', '\t']).chars().next(), None | Some('#' | '\n' | '\r')))
     {
@@ -975,6 +1007,22 @@ pub(crate) fn after_quoted_document(piece: &str, mark: Mark) -> Option<AfterQuot
         Some(_) => None,
         None => Some(AfterQuoted::Unread),
     }
+}
+
+/// Whether the piece's first token (past blank, comment and directive lines) is a quote on a
+/// line before `mark`'s: a quoted scalar document that ends on `mark`'s line started there.
+fn quoted_on_earlier_line(piece: &str, mark: Mark) -> bool {
+    for (line, l) in (1u32..).zip(yaml_lines(piece)) {
+        if line >= mark.line {
+            return false;
+        }
+        let content = l.trim_start_matches([' ', '\t']);
+        match content.chars().next() {
+            None | Some('#' | '%' | '\n' | '\r') => {}
+            Some(c) => return c == '"' || c == '\'',
+        }
+    }
+    false
 }
 
 /// The first token of the line after `mark`'s, as a mark of the piece: its first character that
