@@ -6,9 +6,13 @@ Writes OUT/NNNNN.yaml (the mutant) and OUT/NNNNN.kubectl.json ({"mutation", "sou
 null, "stderr"}). The ignored test `malformed::mutants_read_as_kubectl_reads_them`
 (`HPA_MUTANTS=OUT`) compares hpa-lint's reading of each with kubectl's.
 
-Usage: yaml-mutants.py OUT COUNT [SEED] [KUBECTL]
+Usage: yaml-mutants.py OUT COUNT [SEED] [KUBECTL] [CLASS]
+CLASS: `structure` (the default: tabs, indentation, quotes, markers...), `values` (scalars and
+keys as go-yaml v2's YAML 1.1 resolver reads them, tags, escapes, block scalars), `streams`
+(JSON streams, `kind: List`, empty and scalar documents, `...`, directives) or `all`.
 """
-import glob, json, os, random, subprocess, sys
+import glob, json, os, random, re, subprocess, sys
+import yaml  # PyYAML: only to write a manifest as JSON for the stream mutants
 from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -238,18 +242,208 @@ def m_special_start(r, lines):
     return lines
 
 
+# Scalar values as go-yaml v2 resolves them (YAML 1.1 `resolve.go`), and tags, escapes, block
+# scalars: each decides what a field's value is.
+SCALARS = ["0x1F", "0o17", "017", "0b101", "+5", "-0", "1_000", "1e3", "1E3", ".5", "5.", "1:20", "-1:20",
+           ".inf", "-.Inf", "+.INF", ".NaN", "~", "null", "Null", "NULL", "nULL", "y", "Y", "yes", "Yes", "YES",
+           "on", "On", "off", "OFF", "n", "N", "no", "True", "tRUE", "FALSE", "2001-12-14",
+           "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5", "2002-12-14T21:59:43Z",
+           "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+           "-9223372036854775808", "-9223372036854775809", "1e400", "-1e400", "1e-400", "0.0", "-0.0",
+           "'5'", '"5"', "!!str 5", '!!int "5"', "!!int 0x1F", "!!float 5", "!!float '1e3'", "!!bool yes",
+           "!!bool 'true'", '!!null ""', "!!null ~", "!!binary aGVsbG8=", "!!binary 5", "!foo bar", "!foo 5",
+           "!!timestamp 2001-12-14", "!!str", "!!map {}", "!!seq []", "<<", "=", "a#b", "a #b", "5 ", "5\t",
+           "5 # c", "0755", "08", "0x", "0xG", "0b", "0b2", "+0x1F", "-0x1F", "-0b101", "0o8", "1__0",
+           "_1", "1_", "+.5", "-.5", "1.5e+3", "1.5E-3", "1e+3", "0.", "+", "-", ".", "..", "1.2.3",
+           "3:25:45", "190:20:30.15", "1:60", "0:0", "1:2:3.4", "'a''b'", "''", '""', "'''x'", '"\\t5"',
+           "1 2", "5%", "100m", "1Gi", "1e3m", "0x1Fm", ".5Gi", "1_000Mi", "+5Mi", "yes:", "a: b: c"]
+
+ESCAPES = ["\\x41", "\\u00e9", "\\U0001F600", "\\N", "\\_", "\\L", "\\P", "\\e", "\\/", "\\q", "\\0", "\\a",
+           "\\b", "\\v", "\\f", "\\ ", "\\\t", "\\\"", "\\\\", "\\x4", "\\u00", "\\UFFFFFFFF", "\\uD800",
+           "\\uDE00", "\\x00", "\\u0000"]
+
+KEYS = ["5", "yes", "~", "1.0", "null", "Null", "true", "y", "n", "on", "off", "No", "0x1F", "017", "0o17",
+        "0b101", "1_000", "1e3", "1:20", ".inf", "-.Inf", ".NaN", "-0", "+5", "2001-12-14",
+        "2001-12-14t21:59:43.10-05:00", "9223372036854775808", "18446744073709551616", "-9223372036854775809",
+        "1e400", "'5'", '"5"', "!!str 5", '!!int "5"', "!!float 5", "!!bool yes", '!!null ""', "!!binary aGVsbG8=",
+        "? 5", "? [1, 2]", "? {a: b}", "[1, 2]", "{a: b}", "5.0", "1.5", "0.1", "1e20", "1e21", "123456789012",
+        "1.0e+6", "-1", "''", '""', "a#b", '"\\u00e9"']
+
+
+def value_line(l):
+    s = l.lstrip(" ")
+    return ": " in l and not s.startswith("#") and l.rstrip()[l.index(": ") + 1:].strip() != ""
+
+
+def m_scalar_value(r, lines):
+    i = pick_line(r, lines, value_line)
+    if i is None: return None
+    l = lines[i]
+    j = l.index(": ") + 2
+    lines[i] = l[:j] + r.choice(SCALARS)
+    return lines
+
+
+def m_scalar_key(r, lines):
+    i = pick_line(r, lines, lambda l: ": " in l and not l.lstrip().startswith(("#", "- ")))
+    if i is None: return None
+    l = lines[i]
+    ind = l[: len(l) - len(l.lstrip(" "))]
+    k = r.choice(KEYS)
+    v = r.choice(["a", "1", "", "{}", "yes", "~"])
+    lines.insert(i + r.randint(0, 1), ind + k + ":" + (" " + v if v else ""))
+    if r.random() < .2:
+        lines.insert(i, ind + k + ": b")
+    return lines
+
+
+def m_quoted_escape(r, lines):
+    i = pick_line(r, lines, value_line)
+    if i is None: return None
+    l = lines[i]
+    j = l.index(": ") + 2
+    v = l[j:].strip().strip("'\"")
+    k = r.randrange(len(v) + 1)
+    lines[i] = l[:j] + '"' + v[:k] + r.choice(ESCAPES) + v[k:] + '"'
+    if r.random() < .2:
+        lines[i] = l[:j] + "'" + v[:k] + r.choice(["''", "'' ", "\\", "\\n"]) + v[k:] + "'"
+    return lines
+
+
+def m_block_value(r, lines):
+    i = pick_line(r, lines, value_line)
+    if i is None: return None
+    l = lines[i]
+    j = l.index(": ") + 2
+    v = l[j:].strip()
+    ind = len(l) - len(l.lstrip(" "))
+    hdr = r.choice(["|", ">", "|-", ">-", "|+", ">+", "|2", "|2-", "|-2", ">+", "|1", ">2+", "|4", "|9"])
+    pad = " " * r.choice([ind + 1, ind + 2, ind + 3, ind + 4])
+    body = [pad + v]
+    extra = r.randrange(5)
+    if extra == 1: body += ["", ""]
+    elif extra == 2: body += [pad + v, "", pad + "  more"]
+    elif extra == 3: body = ["", pad + v, " " * (len(pad) + 2) + "x", ""]
+    elif extra == 4: body += [pad + "# not a comment", pad[:-1] + "  "]
+    lines[i:i + 1] = [l[:j] + hdr] + body
+    return lines
+
+
+def m_multiline_plain(r, lines):
+    i = pick_line(r, lines, value_line)
+    if i is None: return None
+    l = lines[i]
+    j = l.index(": ") + 2
+    ind = len(l) - len(l.lstrip(" "))
+    pad = " " * r.choice([ind + 1, ind + 2, ind + 4])
+    cont = r.choice([["x"], ["", "x"], ["x", "y"], ["", "", "x"], ["5"], ["x #c"], ["x "], ["- x"], ["x: y"]])
+    lines[i:i + 1] = [lines[i]] + [(pad + c if c else "") for c in cont]
+    if r.random() < .3:
+        q = r.choice(['"', "'"])
+        lines[i] = l[:j] + q + l[j:].strip().strip("'\"")
+        lines[i + len(cont)] += q
+    return lines
+
+
+def to_json(r, text):
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except Exception:
+        return None
+    if not docs: return None
+    out = []
+    for d in docs:
+        s = json.dumps(d, indent=r.choice([None, 2]), ensure_ascii=r.random() < .5, default=str)
+        try:
+            s.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate read from a `\ud800` escape
+            s = json.dumps(d, default=str)
+        out.append(s)
+    return out
+
+
+def m_json_stream(r, lines):
+    docs = to_json(r, "\n".join(lines))
+    if not docs: return None
+    d = docs[0]
+    k = r.randrange(14)
+    if k == 0: out = "".join(docs)
+    elif k == 1: out = "\n".join(docs) + "\n" + r.choice(["kind: x\n", "---\na: b\n", "- 1\n", "a: [\n", "'x'\n"]) + "\n".join(lines)
+    elif k == 2: out = "[" + ",".join(docs) + "]"
+    elif k == 3: out = d.rstrip("}") + ",}"
+    elif k == 4: out = d[:-1] + ', "kind": "Other"}'
+    elif k == 5:
+        num = r.choice(["1.0", "1e2", "-0", "1E2", "2.5", "1e400", "0.1e1", "-0.0", "1e-2", "100000000000000000000"])
+        out = re.sub(r'("(?:minReplicas|maxReplicas|averageUtilization|stabilizationWindowSeconds|periodSeconds|value)": ?)-?\d+', lambda m: m.group(1) + num, d, count=1)
+        if out == d: return None
+    elif k == 6:
+        esc = r.choice(["\\u0041", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "\\u0000", "\\/", "\\x41", "\\'", "\\U0001F600"])
+        out = re.sub(r'("name": ?")', lambda m: m.group(1) + esc, d, count=1)
+        if out == d: return None
+    elif k == 7:
+        b = r.choice(["\udcff", "\udcc3(", "\udced\udca0\udc80", "\udcc0\udcaf", "\udce2\udc82"])
+        out = re.sub(r'("name": ?")', lambda m: m.group(1) + b, d, count=1)
+        if out == d: return None
+    elif k == 8: out = "\n---\n".join(docs) + "\n---\n" + d
+    elif k == 9: out = r.choice(["  ", "\n", "\t", "\ufeff", "# c\n"]) + d
+    elif k == 10: out = d + r.choice(["]", "}", ",", "x", " // c", "\n...\n", "\n---\n", "null", "5", "\"s\""])
+    elif k == 11: out = '{"apiVersion": "v1", "kind": "List", "items": [' + ",".join(docs) + "]}"
+    elif k == 12: out = d[: r.randrange(1, len(d))]
+    else:
+        out = re.sub(r'("kind": ?"[^"]*")', lambda m: m.group(1) + ', ' + m.group(1), d, count=1)
+    return out.split("\n")
+
+
+def m_list_kind(r, lines):
+    docs = [l for l in "\n".join(lines).split("\n---") if l.strip()]
+    items = []
+    for d in docs[: r.randint(1, 3)]:
+        ls = [l for l in d.split("\n") if l.strip() and not l.startswith("---")]
+        if not ls: continue
+        items += ["- " + ls[0]] + ["  " + l for l in ls[1:]]
+    head = r.choice([["apiVersion: v1", "kind: List", "items:"], ["kind: List", "apiVersion: v1", "items:"],
+                     ["apiVersion: v1", "kind: List", "metadata: {}", "items:"], ["kind: List", "items:"],
+                     ["apiVersion: v1", "kind: HorizontalPodAutoscalerList", "items:"],
+                     ["apiVersion: autoscaling/v2", "kind: HorizontalPodAutoscalerList", "items:"]])
+    if r.random() < .2: items = ["- ~"] + items
+    if r.random() < .1: items = ["- []"] + items
+    if r.random() < .1: return head[:-1] + ["items: " + r.choice(["[]", "~", "{}", "5", ""])]
+    return head + items
+
+
+def m_stream(r, lines):
+    text = lines
+    k = r.randrange(10)
+    extra = r.choice(["---", "--- # c", "---\n# only a comment", "---\n", "...", "---\n...", "--- ~", "--- 5",
+                      "--- 'text'", "--- [a]", "- a", "--- |\n  x", "---\n---", "...\n---", "--- null", "--- {}",
+                      "--- !!str", "--- &a", "%YAML 1.1\n---", "%TAG ! tag:x.com,2000:\n---", "---\n%YAML 1.1"])
+    if k < 4: return extra.split("\n") + text
+    if k < 7: return text + extra.split("\n")
+    if k == 7:
+        d = r.choice([["%YAML 1.1", "---"], ["%YAML 1.2", "---"], ["%YAML 1.1", "%YAML 1.1", "---"],
+                      ["%TAG ! tag:x.com,2000:", "---"], ["%TAG !e! tag:x.com,2000:", "---"], ["%FOO bar", "---"],
+                      ["%YAML 1.1"], ["%YAML 2.0", "---"], ["# c", "%YAML 1.1", "---"]])
+        return d + text
+    if k == 8: return text + ["...", "---"] + text
+    return text + ["..."] + r.choice([["# c"], [], ["---"], ["a: b"], ["%YAML 1.1", "---", "a: b"]])
+
+
 MUTATIONS = [m_tab_indent, m_tab_in_value, m_indent_off, m_colon, m_dash, m_quote, m_marker, m_dup_key,
              m_anchor, m_flow_broken, m_bom, m_crlf, m_block_scalar, m_comment, m_unit, m_nonascii,
              m_list_doc, m_glued, m_delete_line, m_ctrl, m_special_start]
+# The second sweep's classes: values and keys as go-yaml v2 resolves them, and streams.
+VALUES = [m_scalar_value, m_scalar_value, m_scalar_key, m_quoted_escape, m_block_value, m_multiline_plain]
+STREAMS = [m_json_stream, m_json_stream, m_list_kind, m_stream]
+CLASSES = {"structure": MUTATIONS, "values": VALUES, "streams": STREAMS, "all": MUTATIONS + VALUES + STREAMS}
 
 
-def mutate(r, text):
+def mutate(r, text, mutations):
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines = lines[:-1]
     names = []
     for _ in range(r.choice([1, 1, 1, 2])):
-        m = r.choice(MUTATIONS)
+        m = r.choice(mutations)
         got = m(r, list(lines))
         if got is None or not got:
             continue
@@ -291,6 +485,7 @@ def main():
     out, count = sys.argv[1], int(sys.argv[2])
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
     kubectl = sys.argv[4] if len(sys.argv) > 4 else "kubectl.1.33"
+    mutations = CLASSES[sys.argv[5] if len(sys.argv) > 5 else "structure"]
     os.makedirs(out, exist_ok=True)
     srcs = sources()
     r = random.Random(seed)
@@ -298,10 +493,11 @@ def main():
     n = 0
     while n < count:
         name, text = r.choice(srcs)
-        m = mutate(r, text)
+        m = mutate(r, text, mutations)
         if m is None: continue
         path = os.path.join(out, f"{n:05}.yaml")
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        # surrogateescape: the stream mutants write ill-formed UTF-8 as lone surrogates.
+        with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as f:
             f.write(m[1])
         jobs.append((path, m[0], name))
         n += 1

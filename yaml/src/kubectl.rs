@@ -627,10 +627,16 @@ fn clean_ascii(bytes: &[u8], cr: bool, tab: bool) -> bool {
 /// go-yaml v2 reads 1.1 only, parser errors), or
 /// directives that no `---` follows (`yaml_parser_parse_document_start`: "did not find
 /// expected <document start>", at the next token; kubectl cuts a `---` line off the piece that
-/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow).
+/// precedes it, so only one glued to a directive's YAML 1.1 line break may follow). On the
+/// line right after a directive, a `-`, `?` or `:` indicator is refused by the scanner first:
+/// `yaml_parser_scan_directive` eats the directive's line break, so no simple key is allowed
+/// there (`yaml_parser_fetch_block_entry`: "block sequence entries are not allowed in this
+/// context", and so on), unless a blank or comment line comes between.
 pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
     let mut index = 0u32;
     let mut directives = false;
+    // The line of the last directive.
+    let mut last = 0u32;
     // The `%YAML` directive and the `%TAG` handles met.
     let mut yaml = false;
     let mut handles: Vec<&str> = Vec::new();
@@ -640,6 +646,7 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
         let go = |m: Mark| Mark { line: m.line.saturating_add(breaks), ..m };
         if let Some(rest) = l.strip_prefix('%') {
             directives = true;
+            last = line;
             let at = Mark { index, line, col: 0 };
             if let Some(problem) = directive_name_problem(rest) {
                 return Some((at, worded(go(at), problem, Count::Scanner)));
@@ -670,6 +677,20 @@ pub(crate) fn directive_problem(text: &str) -> Option<(Mark, String)> {
         // Directives come before the document.
         let content = l.trim_start();
         if !content.is_empty() && !content.starts_with(['%', '#']) {
+            let indicator = |c: char| {
+                content.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']))
+            };
+            let problem = match () {
+                _ if indicator('-') => "block sequence entries are not allowed in this context",
+                _ if indicator('?') => "mapping keys are not allowed in this context",
+                _ if indicator(':') => "mapping values are not allowed in this context",
+                _ => break,
+            };
+            if directives && last.saturating_add(1) == line {
+                let col = u32::try_from(l.len() - content.len()).unwrap_or(u32::MAX);
+                let at = Mark { index: index.saturating_add(col), line, col };
+                return Some((at, worded(go(at), problem, Count::Scanner)));
+            }
             break;
         }
         index += u32::try_from(l.chars().count()).unwrap_or(u32::MAX);
@@ -726,6 +747,11 @@ fn after_directives(text: &str) -> Option<(Mark, u32)> {
         chars.next();
         index += 1;
         col += 1;
+    }
+    // go-yaml's text ends with a line break (kubectl's `LineReader` adds one): its end is on the
+    // line after a last line without one.
+    if col > 0 {
+        go_line += 1;
     }
     Some((Mark { index, line, col }, go_line))
 }
@@ -879,6 +905,124 @@ pub(crate) fn directive_after_content(piece: &str, mark: Mark) -> Option<(Mark, 
     let line = Mark { col: 0, ..mark };
     let rest = piece[line_offset(piece, mark)..].strip_prefix('%')?;
     directive_name_problem(rest).map(|problem| (line, problem))
+}
+
+/// Where go-yaml's plain scalar ends before saphyr's does: saphyr read the scalar after the
+/// last event (which ended at `after`) up to `at` (a comment it refuses after a continuation
+/// line), but go-yaml's scanner ends a plain scalar at a line indented no more than the
+/// innermost block collection's column `col` (`yaml_parser_scan_plain_scalar`: `column <
+/// indent`, its `indent` being `parser.indent + 1`), and that line's token is the next. The
+/// mark of that token, if it is neither a `-`, `?` or `:` indicator nor a key (which go-yaml
+/// reads on from, and what follows decides).
+pub(crate) fn plain_ends_left(piece: &str, after: Mark, at: Mark, col: u32) -> Option<Mark> {
+    let from = offset(piece, after);
+    let to = offset(piece, at);
+    let mut pos = from;
+    // The scalar's first line: the rest of `after`'s line, or the next that is not blank.
+    let mut started = false;
+    for line in piece.get(from..to)?.split_inclusive(['\n', '\r']) {
+        let start = pos;
+        pos += line.len();
+        let content = line.trim_start_matches(' ');
+        let code = content.trim_end_matches(['\n', '\r', ' ', '\t']);
+        if code.is_empty() || code.starts_with('#') {
+            continue;
+        }
+        if !started {
+            started = true;
+            continue;
+        }
+        let column = line.len() - content.len();
+        if u32::try_from(column).is_ok_and(|c| c <= col) {
+            let indicator = |c: char| code.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']));
+            let key = code.contains(": ") || code.contains(":\t") || code.ends_with(':');
+            return (!indicator('-') && !indicator('?') && !indicator(':') && !key)
+                .then(|| mark_at(piece, start + column));
+        }
+    }
+    None
+}
+
+/// What go-yaml makes of the text after a quoted scalar that is a document's node
+/// ([`after_quoted_document`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterQuoted {
+    /// Nothing: the document is the scalar, and `Unmarshal` parses no further.
+    Unread,
+    /// A `:` later on the line makes the scalar a simple key, and the token at this mark
+    /// stands where its value indicator is due (`yaml_parser_parse_block_mapping_key`).
+    KeyWithoutValue(Mark),
+    /// The next token is an indicator go-yaml's scanner refuses where no simple key is allowed
+    /// (after a quoted scalar): `yaml_parser_fetch_block_entry`, `yaml_parser_fetch_key`.
+    Refused(Mark, &'static str),
+}
+
+/// What go-yaml makes of the text from `mark` (right after a quoted scalar that is the
+/// document's node): a `-` or `?` indicator is refused (no simple key is allowed after a
+/// quoted scalar); after a scalar that started on an earlier line (no simple key: go-yaml's
+/// scanner gives it at once), a next token that scans (a plain scalar, a closed quoted one)
+/// is all its parser reads; after one on a single line, the rest of its line, when the lines
+/// after it are blank or comments (go-yaml's scanner reads on to the first token of the next
+/// line before it gives a possible simple key). `None` for any other text, and for a quoted
+/// scalar that never closes (the end of the stream).
+pub(crate) fn after_quoted_document(piece: &str, mark: Mark) -> Option<AfterQuoted> {
+    let at = offset(piece, mark);
+    let rest = piece.get(at..)?;
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let (line, after) = rest.split_at(line_end);
+    // A scalar that started on an earlier line is no simple key: go-yaml's scanner gives it at
+    // once, and its parser reads only the next token, which a plain scalar's text is.
+    let token = line.trim_start_matches([' ', '\t']);
+    let indicator = |c: char| token.strip_prefix(c).is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']));
+    let token_at = || mark_at(piece, at + (line.len() - token.len()));
+    // A quoted scalar that never closes: go-yaml's scanner meets the end of the stream.
+    if token.starts_with(['"', '\'']) && closing(piece, at + (line.len() - token.len())).is_none() {
+        return None;
+    }
+    if indicator('-') {
+        return Some(AfterQuoted::Refused(token_at(), "block sequence entries are not allowed in this context"));
+    }
+    if indicator('?') {
+        return Some(AfterQuoted::Refused(token_at(), "mapping keys are not allowed in this context"));
+    }
+    // (A quoted scalar after it must close somewhere: go-yaml's scanner reads it whole.)
+    if quoted_on_earlier_line(piece, mark)
+        && token.chars().next().is_some_and(|c| {
+            c.is_alphanumeric()
+                || matches!(c, '_' | '/' | '.')
+                || matches!(c, '"' | '\'') && closing(piece, at + (line.len() - token.len())).is_some()
+        })
+    {
+        return Some(AfterQuoted::Unread);
+    }
+    if !yaml_lines(after)
+        .all(|l| matches!(l.trim_start_matches([' ', '\t']).chars().next(), None | Some('#' | '\n' | '\r')))
+    {
+        return None;
+    }
+    let code = line.find(" #").map_or(line, |i| &line[..i]).trim_end_matches([' ', '\t']);
+    let first = code.len() - code.trim_start_matches([' ', '\t']).len();
+    match code.find(": ").or_else(|| code.ends_with(':').then(|| code.len() - 1)) {
+        Some(colon) if colon > first => Some(AfterQuoted::KeyWithoutValue(mark_at(piece, at + first))),
+        Some(_) => None,
+        None => Some(AfterQuoted::Unread),
+    }
+}
+
+/// Whether the piece's first token (past blank, comment and directive lines) is a quote on a
+/// line before `mark`'s: a quoted scalar document that ends on `mark`'s line started there.
+fn quoted_on_earlier_line(piece: &str, mark: Mark) -> bool {
+    for (line, l) in (1u32..).zip(yaml_lines(piece)) {
+        if line >= mark.line {
+            return false;
+        }
+        let content = l.trim_start_matches([' ', '\t']);
+        match content.chars().next() {
+            None | Some('#' | '%' | '\n' | '\r') => {}
+            Some(c) => return c == '"' || c == '\'',
+        }
+    }
+    false
 }
 
 /// The first token of the line after `mark`'s, as a mark of the piece: its first character that
@@ -1496,7 +1640,7 @@ fn offset(piece: &str, mark: Mark) -> usize {
 }
 
 /// The mark of a byte offset of a piece.
-fn mark_at(piece: &str, byte: usize) -> Mark {
+pub(crate) fn mark_at(piece: &str, byte: usize) -> Mark {
     let (mut index, mut line, mut col) = (0u32, 1u32, 0u32);
     let mut after_cr = false;
     for c in piece[..byte.min(piece.len())].chars() {

@@ -911,7 +911,7 @@ fn build_into(text: &str, limits: Limits, builder: &mut Builder<'_>, stream: boo
                 // (Only `Pieces` comes back from the whole text.)
                 let (piece, first) = match again {
                     Again::Pieces { piece, document } => (piece, document),
-                    Again::Whitespace | Again::Cut(_) => (0, 0),
+                    Again::Whitespace | Again::Cut(_) | Again::CutAt(_) => (0, 0),
                 };
                 out.documents.retain(|d| d.index < first);
                 from = piece;
@@ -1060,6 +1060,9 @@ enum Again {
     /// This piece up to the line of this mark: a directive there ends the document go-yaml
     /// reads (`yaml_parser_fetch_directive` closes every block collection first).
     Cut(Mark),
+    /// This piece up to this mark: the text after a quoted scalar that is the document's
+    /// node, which go-yaml's `Unmarshal` never parses.
+    CutAt(Mark),
 }
 
 /// Reads the first YAML document of one of kubectl's pieces of a file, numbering it `index`;
@@ -1127,6 +1130,11 @@ fn build_piece(
         ) {
             Err(Again::Whitespace) if retry => scanned = Some(whitespace::scan(piece.text)),
             Err(Again::Cut(at)) if cut.is_none() => cut = Some(kubectl::line_offset(text, at)),
+            Err(Again::CutAt(at)) if cut.is_none() => {
+                let line = kubectl::line_offset(text, at);
+                let rest = text.get(line..).unwrap_or_default();
+                cut = Some(line + rest.char_indices().nth(at.col as usize).map_or(rest.len(), |(i, _)| i));
+            }
             Err(_) => {
                 let message = format!("{}yaml: did not find expected node content", kubectl::YAML_TO_JSON);
                 return stop(out, piece.start, message);
@@ -1243,7 +1251,7 @@ fn read_events(
         let span = if whole_text && end.0.is_none() { span } else { in_file(span, &piece, whole_text, end) };
         // What go-yaml refuses of a node saphyr reads: looked into, out of this loop, only for
         // the few events that may be one.
-        let wants_other = || !builder.json && block_wants_other(builder, span.start.col).is_some();
+        let wants_other = || !builder.json && block_wants_other(builder, span.start.col, Given::Event).is_some();
         let (anchor, suspect) = suspect(&event, local_start, local_end, wants_other);
         if suspect
             && let Some(refused) = refused_node(&event, span, (local_start, local_end), &piece, &mut cursor, builder)
@@ -1392,7 +1400,13 @@ fn read_events(
                     fatal = Some(too_deep_here(builder, &piece, local_start, span.start, bracket, limits));
                     continue;
                 }
-                builder.open_collection(span.start, anchor, false, false, bracket);
+                let start = match bracket {
+                    true => span.start,
+                    false => {
+                        block_sequence_start(piece.text, cursor.byte_of(piece.text, local_start.index), span.start)
+                    }
+                };
+                builder.open_collection(start, anchor, false, false, bracket);
             }
             Event::MappingStart(anchor, _) => {
                 // saphyr's span of a flow mapping's start is its `{`; a block mapping's is empty,
@@ -1554,6 +1568,21 @@ fn saphyr_error(
         if builder.open() == kubectl::Open::Document {
             return Err(Again::Cut(next));
         }
+        // The scalar starts a line where the open block collections want no node (a key of a
+        // mapping whose value was given, left of a collection's column): go-yaml's parser
+        // refuses it there, before its scanner reads on.
+        if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end, true) {
+            return Ok((piece.absolute(end.clamp(mark)), kubectl::worded(mark, problem, kubectl::Count::Parser)));
+        }
+        // A continuation line go-yaml's scalar does not reach (indented no more than the
+        // innermost block collection): its token is what go-yaml's parser meets next, after
+        // closing the block collections right of it.
+        if let Some(block) = builder.block_starts(piece).next()
+            && let Some(at) = kubectl::plain_ends_left(piece.text, builder.last_end, past_end, block.col)
+            && let Some(problem) = block_wants_other(builder, at.col, Given::NextToken { entry_due: false })
+        {
+            return Ok((piece.absolute(end.clamp(at)), kubectl::worded(at, problem, kubectl::Count::Parser)));
+        }
         // A scalar that starts its line at the column of the innermost block collection is a
         // required simple key, stale at the next token (`yaml_parser_stale_simple_keys`).
         if let Some(block) = builder.block_starts(piece).next()
@@ -1582,6 +1611,33 @@ fn saphyr_error(
     {
         return Err(Again::Whitespace);
     }
+    // A quoted scalar that is the document's node, text after it on its line (`'a' b`): go-yaml's
+    // parser ends the document after the node (`yaml_parser_parse_document_end`: an implicit
+    // end), and v2's `Unmarshal` parses no further, unless a `:` later on the line makes the
+    // scalar a simple key (`"a" x: 1`), whose value is then due where `x` is.
+    if info.starts_with("invalid trailing content after") && builder.open() == kubectl::Open::Document {
+        match kubectl::after_quoted_document(piece.text, past_end) {
+            Some(kubectl::AfterQuoted::Unread) => return Err(Again::CutAt(past_end)),
+            Some(kubectl::AfterQuoted::KeyWithoutValue(mark)) => {
+                let message = kubectl::worded(mark, "did not find expected key", kubectl::Count::Parser);
+                return Ok((piece.absolute(end.clamp(mark)), message));
+            }
+            Some(kubectl::AfterQuoted::Refused(mark, problem)) => {
+                let message = kubectl::worded(mark, problem, kubectl::Count::Scanner);
+                return Ok((piece.absolute(end.clamp(mark)), message));
+            }
+            None => {}
+        }
+    }
+    // A `-` that starts a line inside a flow collection opened lines before (its `}` or `]`
+    // forgotten): saphyr's scanner refuses it while it looks ahead for a simple key, before its
+    // parser meets what go-yaml's parser refuses first (`{k: b` then `c: {d: 1}`: a value
+    // indicator after a value). go-yaml's scanner lets its parser refuse the `-`
+    // (`yaml_parser_fetch_block_entry` in the flow context), after every token before it:
+    // the piece is read again up to the `-`'s line, where the collection is still open.
+    if info == "\"-\" is only valid inside a block" && kubectl::dash_at(piece.text, past_end, past_end.col) {
+        return Err(Again::Cut(past_end));
+    }
     // `... x`: go-yaml's document ends at the marker, past which kubectl reads nothing of the
     // piece (its parser never asks its scanner for the text after it).
     if info == "invalid content after document end marker" {
@@ -1596,14 +1652,21 @@ fn saphyr_error(
         };
     }
     if info == "misplaced bracket"
-        && let Some(problem) = misplaced_bracket(builder, past_end.col)
+        && let Some(problem) = misplaced_bracket(
+            builder,
+            past_end.col,
+            entry_due(
+                piece.text,
+                piece.text.char_indices().nth(past_end.index as usize).map_or(piece.text.len(), |(i, _)| i),
+            ),
+        )
     {
         let message = kubectl::worded(past_end, problem, kubectl::Count::Parser);
         return Ok((piece.absolute(end.clamp(past_end)), message));
     }
     // A flow collection or quoted scalar starting a line where go-yaml wants another token,
     // which saphyr's scanner had not given yet.
-    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end) {
+    if let Some((mark, problem)) = next_left_of_its_block(piece, builder, builder.last_end, past_end, false) {
         return Ok((piece.absolute(mark), kubectl::worded(mark, problem, kubectl::Count::Parser)));
     }
     // The innermost open block collection first: saphyr may stop before its parser closes
@@ -1612,7 +1675,15 @@ fn saphyr_error(
         .block_starts(piece)
         .find_map(|block| kubectl::stale_required_key(piece.text, at, Some(block)))
         .or_else(|| kubectl::block_entry_in_flow(piece.text, at))
-        .or_else(|| kubectl::go_yaml_error(info, past_end, piece.text, builder.open()));
+        .or_else(|| {
+            // An indentless sequence ends at any token but `-`, and its mapping wants a key
+            // (`yaml_parser_parse_indentless_sequence_entry`): `a:` then `- 'b' c`.
+            let open = match builder.open() {
+                kubectl::Open::BlockSequence if builder.in_indentless_sequence(piece) => kubectl::Open::BlockMapping,
+                open => open,
+            };
+            kubectl::go_yaml_error(info, past_end, piece.text, open)
+        });
     let (mark, message) = match go_yaml {
         Some((mark, message)) => (mark, message),
         // Flow collections deeper than saphyr reads: kubectl's error if it has one there.
@@ -1633,11 +1704,13 @@ fn saphyr_error(
 /// column `col` of the block context, where saphyr's words would name another collection:
 /// go-yaml first closes the block collections right of the column
 /// (`yaml_parser_unroll_indent`), then the innermost one left open wants its next key
-/// ("did not find expected key"; an indentless sequence, at its mapping's column, ends there)
+/// ("did not find expected key"; an indentless sequence, at its mapping's column, ends at any
+/// token but `-`)
 /// or `-` ("did not find expected '-' indicator"); a block mapping whose value is due, at or
 /// right of its column, wants the value's node ("did not find expected node content"). `None`
-/// where saphyr's collection is go-yaml's.
-fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
+/// where saphyr's collection is go-yaml's. Right after a `-` (`entry_due`, on its line or
+/// lines later), a sequence wants the entry's node ("did not find expected node content").
+fn misplaced_bracket(builder: &Builder<'_>, col: u32, entry_due: bool) -> Option<&'static str> {
     if !matches!(builder.open(), kubectl::Open::BlockMapping | kubectl::Open::BlockSequence) {
         return None;
     }
@@ -1659,7 +1732,10 @@ fn misplaced_bracket(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
         return match map_key {
             Some(true) if !closed => Some("did not find expected node content"),
             Some(_) if closed => Some("did not find expected key"),
-            None if start.col == col && indentless => Some("did not find expected key"),
+            // An indentless sequence ends at any token but `-`, wherever it starts
+            // (`yaml_parser_parse_indentless_sequence_entry`): `a:` then `- {b: 1}]`.
+            None if entry_due && !closed => Some("did not find expected node content"),
+            None if indentless => Some("did not find expected key"),
             None if closed => Some("did not find expected '-' indicator"),
             _ => None,
         };
@@ -1808,7 +1884,7 @@ fn left_of_its_block(
     if !starts || builder.json {
         return None;
     }
-    let problem = block_wants_other(builder, span.start.col)?;
+    let problem = block_wants_other(builder, span.start.col, Given::Event)?;
     // The first token of its line (looked at in the text only here, where it is rare).
     let at = piece.byte_at(span.start.index);
     let line = piece.text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
@@ -1816,10 +1892,67 @@ fn left_of_its_block(
     first.then_some(problem)
 }
 
+/// Where a block sequence starts: at its first `-`. saphyr's span of an indentless
+/// sequence's start (`a:` then `- # c` at `a`'s column) is past its `-` (the end of the
+/// comment after it, or the end of a `-` alone on its line), which go-yaml's parser reads as
+/// the sequence's start (`yaml_parser_parse_indentless_sequence_entry`, at the `-` token):
+/// `start` (the span's, in the file, at byte `at` of `text`) moved back to the `-` on its line
+/// when only white space and a comment come between them.
+fn block_sequence_start(text: &str, at: usize, start: Mark) -> Mark {
+    let Some(before) = text.get(..at) else { return start };
+    if text[at..].starts_with('-') {
+        return start;
+    }
+    let line = &before[before.rfind(['\n', '\r']).map_or(0, |i| i + 1)..];
+    // A comment starts at a `#` after white space (or at the line's start).
+    let code = line
+        .char_indices()
+        .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
+        .map_or(line, |(i, _)| &line[..i]);
+    let trimmed = code.trim_end_matches([' ', '\t']);
+    if !trimmed.ends_with('-') {
+        return start;
+    }
+    // The characters from the `-` to `at`, all on this line.
+    let back = u32::try_from(line[trimmed.len() - 1..].chars().count()).unwrap_or(0);
+    Mark { index: start.index.saturating_sub(back), line: start.line, col: start.col.saturating_sub(back) }
+}
+
+/// Whether the last token before byte `to` of `text`, past white space and comments, is a `-`
+/// (a block entry): the entry's node is then still due.
+fn entry_due(text: &str, to: usize) -> bool {
+    for line in text.get(..to).unwrap_or(text).rsplit(['\n', '\r']) {
+        // A comment starts at a `#` after white space (or at the line's start).
+        let code = line
+            .char_indices()
+            .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
+            .map_or(line, |(i, _)| &line[..i]);
+        let code = code.trim_end_matches([' ', '\t']);
+        if !code.is_empty() {
+            return code.strip_suffix('-').is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t']));
+        }
+    }
+    false
+}
+
+/// How the node [`block_wants_other`] looks at was found.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// An event saphyr gave: in a block sequence, saphyr gives a node as an entry only after
+    /// its `-`, where go-yaml's parser wants the entry's node too.
+    Event,
+    /// The token after the last event, which saphyr stopped before giving; `entry_due`: a `-`
+    /// is the last token before it ([`entry_due`]).
+    NextToken { entry_due: bool },
+}
+
 /// What go-yaml's parser wants instead of a node that starts a line at column `col` of the
 /// block context, where it is no key or value ([`left_of_its_block`]); `None` where it may
-/// be one, or a flow collection is open.
-fn block_wants_other(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
+/// be one, or a flow collection is open. A node saphyr gives right of an indentless
+/// sequence's column, on a line after its `-` (`a:` then `- # c` then `  {b: 1}`), is that
+/// entry's: go-yaml's `yaml_parser_parse_indentless_sequence_entry` parses the node after a
+/// `-` wherever it starts, and ends the sequence only at a token after an entry.
+fn block_wants_other(builder: &Builder<'_>, col: u32, given: Given) -> Option<&'static str> {
     let mut closed = false;
     let mut frames = builder.stack.iter().rev().peekable();
     let mut wanted = None;
@@ -1839,6 +1972,11 @@ fn block_wants_other(builder: &Builder<'_>, col: u32) -> Option<&'static str> {
             _ if start.col == col => None,
             Some(true) if !closed => None,
             Some(_) => Some("did not find expected key"),
+            None if indentless && !closed && given == Given::Event => None,
+            // After an entry, a sequence wants its next `-`.
+            None if !closed && given == (Given::NextToken { entry_due: false }) && !indentless => {
+                Some("did not find expected '-' indicator")
+            }
             None if indentless => Some("did not find expected key"),
             None if closed => Some("did not find expected '-' indicator"),
             None => None,
@@ -1858,6 +1996,7 @@ fn next_left_of_its_block(
     builder: &Builder<'_>,
     after: Mark,
     stop: Mark,
+    plain: bool,
 ) -> Option<(Mark, &'static str)> {
     let text = piece.text;
     let mut at = text.char_indices().nth(after.index as usize).map_or(text.len(), |(i, _)| i);
@@ -1871,22 +2010,33 @@ fn next_left_of_its_block(
         }
     }
     let line_start = text[..at].rfind(['\n', '\r']).map(|i| i + 1)?;
-    if !text[at..].starts_with(['[', '{', '"', '\'']) || !text[line_start..at].bytes().all(|b| b == b' ') {
+    let rest = &text[at..];
+    // A plain scalar's token: its line up to a comment (none is a key: saphyr read no `:`).
+    let line_end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+    let plain_end = rest[..line_end].find(" #").unwrap_or(line_end);
+    let is_plain = plain
+        && !rest.starts_with([
+            '[', '{', '"', '\'', '-', '?', ':', '#', '&', '*', '!', '|', '>', '%', '@', '`', ']', '}', ',',
+        ])
+        && !rest[..plain_end].contains(": ")
+        && !rest[..plain_end].ends_with(':');
+    if !(is_plain || rest.starts_with(['[', '{', '"', '\''])) || !text[line_start..at].bytes().all(|b| b == b' ') {
         return None;
     }
     let col = u32::try_from(at - line_start).ok()?;
-    let problem = block_wants_other(builder, col)?;
-    let index = u32::try_from(text[..at].chars().count()).ok()?;
-    let line = u32::try_from(text[..at].bytes().filter(|b| *b == b'\n').count()).ok()?.saturating_add(1);
+    let problem = block_wants_other(builder, col, Given::NextToken { entry_due: entry_due(text, at) })?;
+    // Lines as go-yaml counts them (a lone `\r` ends one too).
+    let mark = kubectl::mark_at(text, at);
     // go-yaml's scanner reads the token (a quoted scalar whole, a flow collection's line, to
     // know whether it is a key) before its parser refuses it: saphyr's error must be past that.
     let rest = &text[at..];
     let scanned = match rest.as_bytes().first() {
         Some(&quote @ (b'"' | b'\'')) => quoted_end(rest, quote)?,
+        _ if is_plain => rest[..plain_end].trim_end_matches([' ', '\t']).len(),
         _ => rest.find(['\n', '\r']).unwrap_or(rest.len()),
     };
     let scanned = u32::try_from(rest[..scanned].chars().count()).ok()?;
-    (index.saturating_add(scanned) < stop.index).then_some((Mark { index, line, col }, problem))
+    (mark.index.saturating_add(scanned) < stop.index).then_some((mark, problem))
 }
 
 /// The byte offset in `text`, which starts with a quote, of its closing quote (`''` is an
@@ -2652,6 +2802,43 @@ mod tests {
         );
     }
 
+    /// An entry of an indentless sequence whose `-` a comment (or nothing) follows has its
+    /// node on a later line, right of the `-`: go-yaml reads it there, flow collection or
+    /// quoted scalar, and so does kubectl; the sequence starts at its `-`.
+    #[test]
+    fn an_entry_may_start_on_the_line_after_its_dash() {
+        for (text, json) in [
+            ("a:\n- # c\n  'b'\n", serde_json::json!({"a": ["b"]})),
+            ("a:\n- # c\n  {b: 1}\n- # d\n  \"c\"\n", serde_json::json!({"a": [{"b": 1}, "c"]})),
+            ("a:\n-   # c\n\n  [1]\n", serde_json::json!({"a": [[1]]})),
+            ("a:\n-\n  # c\n  {b: 1}\n", serde_json::json!({"a": [{"b": 1}]})),
+        ] {
+            let parsed = parse(text);
+            assert_eq!(parsed.error.map(|e| e.message), None, "{text:?}");
+            let root = parsed.documents[0].root();
+            assert_eq!(root.to_json(), json, "{text:?}");
+            let list = root.get("a").unwrap();
+            assert_eq!((list.span().start.line, list.span().start.col), (2, 0), "{text:?}");
+        }
+    }
+
+    /// A quoted scalar that is a document's node ends the document: the text after it on its
+    /// line is never parsed (go-yaml v2's `Unmarshal` parses one document).
+    #[test]
+    fn text_after_a_quoted_document_is_not_read() {
+        // On lines of its own, the scalar is no simple key: only the next token is read.
+        for text in ["'a' b\n", "\"a\"b c\n", "'a' [b #c\n# d\n", "'a' 'b'", "'a\n b' c: d\n- e\n"] {
+            let parsed = parse(text);
+            assert_eq!(parsed.error.map(|e| e.message), None, "{text:?}");
+            assert_eq!(parsed.documents.len(), 1, "{text:?}");
+            let first = parsed.documents[0].root().to_json();
+            assert!(first == serde_json::json!("a") || first == serde_json::json!("a b"), "{text:?}");
+        }
+        let parsed = parse("'a' b\n---\nc: 1\n");
+        assert_eq!(parsed.documents.len(), 2);
+        assert_eq!(parsed.documents[1].root().to_json(), serde_json::json!({"c": 1}));
+    }
+
     #[test]
     fn errors_are_go_yamls() {
         for (text, message, (line, col)) in [
@@ -2699,6 +2886,28 @@ mod tests {
             ("x: 1\ny:\n  a: b #c\n   d\n", "yaml: line 3: did not find expected key", (4, 4)),
             ("- a #c\n  b\n", "yaml: line 1: did not find expected '-' indicator", (2, 3)),
             ("a:\n- b #c\n  c: d\n", "yaml: line 2: did not find expected key", (3, 3)),
+            // A plain scalar starting a line where its mapping wants a key, or ending (for
+            // go-yaml) at a line no more indented than its mapping, where a sequence wants `-`.
+            ("a:\n  b: c\n x #c\n  d: e\n", "yaml: line 2: did not find expected key", (3, 2)),
+            ("a:\n  b: c\n   x\n y #c\n  d: e\n", "yaml: line 3: did not find expected key", (4, 2)),
+            ("a:\n  - b: c\n   x #c\n    d: e\n", "yaml: line 2: did not find expected '-' indicator", (3, 4)),
+            // An indentless sequence (`-` at its mapping's column) ends at any token but `-`,
+            // after an entry; right after a `-` (on its line or lines before), the entry's node
+            // is due.
+            ("a:\n- {b: 1}]\n", "yaml: line 1: did not find expected key", (2, 9)),
+            ("a:\n- 'b' c\n", "yaml: line 1: did not find expected key", (2, 7)),
+            ("a:\n- ]\n", "yaml: line 1: did not find expected node content", (2, 3)),
+            ("a:\n- # c\n  ]\n", "yaml: line 2: did not find expected node content", (3, 3)),
+            // A flow collection left open across lines, a `-` starting a later line: go-yaml's
+            // parser refuses the first token it does not expect, before the `-` or at it.
+            ("a:\n- {k: b\n  c: {d: 1}\n- e\n", "yaml: line 2: did not find expected ',' or '}'", (3, 4)),
+            ("a:\n  - [k, b,\n    [c]\n  - e\n", "yaml: line 3: did not find expected ',' or ']'", (4, 1)),
+            // A quoted document node made a simple key by a `:` later on its line.
+            ("\"a\" x: 1\n", "yaml: did not find expected key", (1, 5)),
+            ("a: 1\n---\n'a'   x:\n", "yaml: did not find expected key", (3, 7)),
+            // After it, no simple key is allowed: a `-` or `?` is the scanner's error.
+            ("'a' - c\n", "yaml: block sequence entries are not allowed in this context", (1, 5)),
+            ("'a\nb' ? c\n", "yaml: line 2: mapping keys are not allowed in this context", (2, 4)),
             // A quoted key after the first key of a mapping that starts after a `-`.
             ("a:\n- b: 1\n  \"c: 2\n  d: \"x\"\n", "yaml: line 4: could not find expected ':'", (4, 7)),
             ("a: 1\nb #c\n  c\n", "yaml: line 3: could not find expected ':'", (3, 3)),
@@ -2809,6 +3018,15 @@ mod tests {
             ("%TAG !e! tag:x:{\n---\na: 1\n".into(), "yaml: did not find expected whitespace or line break", (1, 16)),
             ("%TAG !e tag:x:\n---\na: 1\n".into(), "yaml: did not find expected '!'", (1, 8)),
             ("%YAML 1.1\n%YAML 1.1\n---\na: 1\n".into(), "yaml: line 1: found duplicate %YAML directive", (2, 1)),
+            // The line right after a directive allows no simple key: an indicator there is the
+            // scanner's error; after a blank or comment line, the parser's.
+            ("%YAML 1.1\n- a\n".into(), "yaml: line 2: block sequence entries are not allowed in this context", (2, 1)),
+            ("%YAML 1.1 #c\n  ? a\n".into(), "yaml: line 2: mapping keys are not allowed in this context", (2, 3)),
+            ("%TAG !e! x:\n: a\n".into(), "yaml: line 2: mapping values are not allowed in this context", (2, 1)),
+            ("%YAML 1.1\n# c\n- a\n".into(), "yaml: line 2: did not find expected <document start>", (3, 1)),
+            // Without a final line break: go-yaml's text still ends with one.
+            ("%YAML 1.1".into(), "yaml: line 1: did not find expected <document start>", (1, 10)),
+            ("%YAML 1.1\n# c".into(), "yaml: line 2: did not find expected <document start>", (2, 4)),
             // A lone `\r` ends a line for both: a directive may follow it.
             ("# c\r%YAML 1.123\n---\na: 1\n".into(), "yaml: line 2: found extremely long version number", (2, 12)),
             ("# c\r%YAML 1.1\r%YAML 1.1\n---\na: 1\n".into(), "yaml: line 2: found duplicate %YAML directive", (3, 1)),
