@@ -80,7 +80,11 @@ fn init_logging(args: &ServeArgs) -> Result<(), tracing_subscriber::util::TryIni
     let builder = tracing_subscriber::fmt()
         .with_env_filter(args.log_level.env_filter())
         .with_writer(std::io::stderr)
-        .with_ansi(ansi);
+        .with_ansi(ansi)
+        // A failed write (standard error closed) is dropped: tracing-subscriber would report it
+        // with `eprintln!`, which panics on that same closed stream, in whatever task logged;
+        // the signal task's panic left SIGTERM unanswered.
+        .log_internal_errors(false);
     match args.log_format {
         LogFormat::Json => {
             builder.json().flatten_event(true).with_current_span(true).with_span_list(false).finish().try_init()
