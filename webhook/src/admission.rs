@@ -258,11 +258,8 @@ impl Reviewer {
             let text =
                 std::str::from_utf8(bytes).map_err(|source| ConfigError::NotUtf8 { file: name.clone(), source })?;
             let config = hpa_config::parse(&name, text)?;
-            for key in unused_lint_config_keys(&config) {
-                tracing::warn!(
-                    "{}: {key} is not used by hpa-webhook (its own flags describe the cluster it serves)",
-                    config.at(key)
-                );
+            for (key, why) in unused_lint_config_keys(&config) {
+                tracing::warn!("{}: {key} is not used by hpa-webhook ({why})", config.at(key));
             }
             Ok(front_door_options(&gates, lint_warnings, Some(&config)))
         };
@@ -863,17 +860,21 @@ fn front_door_options(
 /// kube-controller-manager's flags (`--kubernetes-version` and `--feature-gates` describe the
 /// cluster served; the controller's defaults apply), and what concerns files (`failOn`,
 /// `exclude`, `scope`).
-fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
+fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<(&'static str, &'static str)> {
+    const CLUSTER: &str = "its own flags describe the cluster it serves";
+    const FILES: &str = "it is about the files a CI run lints; admission reviews objects";
+    const CONTROLLER: &str = "kube-controller-manager's defaults apply";
     let file = &config.file;
     let controller = &file.controller;
     [
-        ("kubernetesVersion", file.kubernetes_version.is_some()),
-        ("featureGates", file.feature_gates.is_some()),
-        ("failOn", file.fail_on.is_some()),
-        ("exclude", !file.exclude.is_empty()),
-        ("scope", file.scope.is_some()),
+        ("kubernetesVersion", CLUSTER, file.kubernetes_version.is_some()),
+        ("featureGates", CLUSTER, file.feature_gates.is_some()),
+        ("failOn", FILES, file.fail_on.is_some()),
+        ("exclude", FILES, !file.exclude.is_empty()),
+        ("scope", FILES, file.scope.is_some()),
         (
             "controller",
+            CONTROLLER,
             controller.sync_period_seconds.is_some()
                 || controller.tolerance.is_some()
                 || controller.downscale_stabilization_seconds.is_some()
@@ -882,7 +883,7 @@ fn unused_lint_config_keys(config: &hpa_config::Config) -> Vec<&'static str> {
         ),
     ]
     .into_iter()
-    .filter_map(|(key, set)| set.then_some(key))
+    .filter_map(|(key, why, set)| set.then_some((key, why)))
     .collect()
 }
 
@@ -1478,5 +1479,22 @@ mod tests {
         let v1hpa = v1::HorizontalPodAutoscaler::default();
         let out = mutate_v1(&v1hpa, &Effective::default(), true, KubernetesVersion::LATEST);
         assert!(out.metadata.annotations.is_empty());
+    }
+
+    /// Each key the webhook does not use is logged with its own reason: `failOn` is no
+    /// description of the cluster (it said so for every key).
+    #[test]
+    fn unused_lint_config_keys_say_why_each() {
+        let text = "kubernetesVersion: \"1.35\"\nfailOn: error\ncontroller:\n  syncPeriodSeconds: 30\n";
+        let config = hpa_config::parse("lint.yaml", text).unwrap();
+        let unused = unused_lint_config_keys(&config);
+        assert_eq!(
+            unused,
+            [
+                ("kubernetesVersion", "its own flags describe the cluster it serves"),
+                ("failOn", "it is about the files a CI run lints; admission reviews objects"),
+                ("controller", "kube-controller-manager's defaults apply"),
+            ]
+        );
     }
 }

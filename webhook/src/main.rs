@@ -73,9 +73,18 @@ fn run(args: ServeArgs) -> anyhow::Result<()> {
 }
 
 /// Logging as `--log-level` (checked when the flags were parsed) and `--log-format` say; it
-/// fails only if a global subscriber is already set.
+/// fails only if a global subscriber is already set. `plain` is colored only on a terminal: a
+/// file or a pipe gets the text without escape sequences.
 fn init_logging(args: &ServeArgs) -> Result<(), tracing_subscriber::util::TryInitError> {
-    let builder = tracing_subscriber::fmt().with_env_filter(args.log_level.env_filter()).with_writer(std::io::stderr);
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(args.log_level.env_filter())
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        // A failed write (standard error closed) is dropped: tracing-subscriber would report it
+        // with `eprintln!`, which panics on that same closed stream, in whatever task logged;
+        // the signal task's panic left SIGTERM unanswered.
+        .log_internal_errors(false);
     match args.log_format {
         LogFormat::Json => {
             builder.json().flatten_event(true).with_current_span(true).with_span_list(false).finish().try_init()

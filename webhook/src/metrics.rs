@@ -453,7 +453,10 @@ impl Metrics {
         let reloads = Family::<ReloadLabels, Counter>::default();
         registry.register(
             "reloads",
-            "Reloads of the certificate and the policy after their files changed",
+            concat!(
+                "Loads of the certificate (its first one too), the policy and the lint configuration after their ",
+                "files changed, by what and result (failure: the version in force stays)",
+            ),
             reloads.clone(),
         );
         let context_objects = Family::<ResourceLabels, Gauge>::default();

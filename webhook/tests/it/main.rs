@@ -11,6 +11,7 @@ mod malformed;
 mod manifests;
 mod mutate;
 mod parity;
+mod readme;
 mod semantics;
 mod sigterm;
 mod startup;

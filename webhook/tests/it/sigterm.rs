@@ -137,3 +137,21 @@ async fn during_the_shutdown_delay_the_server_serves_but_is_not_ready() {
     wait_for(&process.logs, "stopped");
     assert!(process.wait(Duration::from_secs(5)).success());
 }
+
+/// With its standard error closed (the reader gone), SIGTERM still stops the server: a failed
+/// log write made tracing-subscriber report it with `eprintln!`, which panicked the signal
+/// task on the same closed stream, and the server ran on, deaf to every signal.
+#[test]
+fn sigterm_stops_a_server_whose_stderr_is_closed() {
+    let certs = Certs::new();
+    certs.write();
+    let process = Process::start(&certs, &["--shutdown-delay", "0s"]);
+    // The reader thread ends (and closes the pipe) once the receiver is gone.
+    let Process { child, addr, logs } = process;
+    drop(logs);
+    let process = Process { child, addr, logs: mpsc::channel().1 };
+    std::thread::sleep(Duration::from_millis(200));
+    process.signal("TERM");
+    let status = process.wait(Duration::from_secs(10));
+    assert!(status.code().is_some(), "{status:?}");
+}

@@ -41,3 +41,21 @@ fn a_refused_start_names_each_cause_once() {
     assert!(cause.contains("No such file") && !cause.contains("reading policy"), "{error}");
     assert_eq!(error.matches("No such file").count(), 1, "{error}");
 }
+
+/// `--log-format plain` wrote tracing's color escapes (`\x1b[2m...`) to a file or a pipe; they
+/// are for a terminal only, as the flag's help says (`plain` in a terminal).
+#[test]
+fn plain_logs_to_a_pipe_have_no_color_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("policy.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_hpa-webhook"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--log-format", "plain", "--policy"])
+        .arg(&missing)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("hpa-webhook failed"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+}
