@@ -1775,18 +1775,30 @@ pub(crate) fn anchor_name(piece: &str, mark: Mark) -> String {
 }
 
 /// Byte offsets of a text's character indices (saphyr's marks count characters), asked for in
-/// increasing order: each character is looked at once however many are asked for.
-#[derive(Debug, Default)]
-pub(crate) struct ByteCursor {
+/// increasing order: each character is looked at once however many are asked for, and none
+/// in an ASCII text (nearly every manifest), where an index is its offset.
+#[derive(Debug)]
+pub(crate) struct ByteCursor<'t> {
+    text: &'t str,
+    ascii: bool,
     index: u32,
     byte: usize,
 }
 
-impl ByteCursor {
-    /// The byte offset of the character `index` of `text` (its length past the end).
-    pub fn byte_of(&mut self, text: &str, index: u32) -> usize {
-        if index < self.index || self.byte > text.len() {
-            *self = ByteCursor::default();
+impl<'t> ByteCursor<'t> {
+    /// A cursor over `text` (one look at its bytes, to know whether they are ASCII).
+    pub fn new(text: &'t str) -> Self {
+        ByteCursor { text, ascii: text.is_ascii(), index: 0, byte: 0 }
+    }
+
+    /// The byte offset of the character `index` of the text (its length past the end).
+    pub fn byte_of(&mut self, index: u32) -> usize {
+        let text = self.text;
+        if self.ascii {
+            return (index as usize).min(text.len());
+        }
+        if index < self.index {
+            (self.index, self.byte) = (0, 0);
         }
         let rest = text.get(self.byte..).unwrap_or_default();
         let ahead = (index - self.index) as usize;
@@ -2023,6 +2035,21 @@ pub(crate) fn line_starts(text: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A character index is its byte offset in an ASCII text, and is counted in any other,
+    /// asked for forwards or backwards; past the end, the text's length.
+    #[test]
+    fn byte_cursor_finds_each_characters_offset() {
+        for text in ["a: b\n- c\n", "é: ü\n  - x # ñ\n", ""] {
+            let offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).collect();
+            let mut cursor = ByteCursor::new(text);
+            let order: Vec<usize> = (0..offsets.len()).chain((0..offsets.len()).rev()).collect();
+            for index in order {
+                assert_eq!(cursor.byte_of(index as u32), offsets[index], "{text:?} at {index}");
+            }
+            assert_eq!(cursor.byte_of(offsets.len() as u32 + 3), text.len(), "{text:?}");
+        }
+    }
 
     /// Past saphyr's flow levels, kubectl's errors: go-yaml's scanner past 10000 flow levels,
     /// at the bracket (the line named from the second on), else `encoding/json` past 10000

@@ -1211,8 +1211,9 @@ fn read_events(
     let mut piece_document = index;
     // The text of the last `!!binary` scalar, decoded.
     let mut binary = String::new();
-    // Where anchored nodes are in the piece's text (rare: looked for only at them).
-    let mut cursor = kubectl::ByteCursor::default();
+    // Where nodes are in the piece's text (looked for only at some: anchors, keys, block
+    // sequences).
+    let mut cursor = kubectl::ByteCursor::new(piece.text);
     builder.reset();
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -1269,7 +1270,7 @@ fn read_events(
                 builder.flow_key = (local_start, end);
             } else if let (key_start, key_end) = builder.flow_key
                 && key_end.line < local_start.line
-                && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, key_start.index))
+                && !kubectl::explicit_key(piece.text, cursor.byte_of(key_start.index))
                 && let Some(refused) = multi_line_flow_key(&piece, None, key_end, &mut cursor, builder)
             {
                 fatal = Some(refused);
@@ -1402,9 +1403,7 @@ fn read_events(
                 }
                 let start = match bracket {
                     true => span.start,
-                    false => {
-                        block_sequence_start(piece.text, cursor.byte_of(piece.text, local_start.index), span.start)
-                    }
+                    false => block_sequence_start(piece.text, cursor.byte_of(local_start.index), span.start),
                 };
                 builder.open_collection(start, anchor, false, false, bracket);
             }
@@ -1844,7 +1843,7 @@ fn refused_node(
     span: Span,
     (local_start, local_end): (Mark, Mark),
     piece: &kubectl::Piece<'_>,
-    cursor: &mut kubectl::ByteCursor,
+    cursor: &mut kubectl::ByteCursor<'_>,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
     if let Some((local, problem, count)) = go_refuses(event, span, local_start, piece, builder) {
@@ -1853,7 +1852,7 @@ fn refused_node(
     if let Event::Scalar(..) = event
         && (local_start.line != local_end.line || local_end.index.saturating_sub(local_start.index) >= 1024)
         && matches!(builder.stack.last(), Some(Frame::Map { key: None, flow: true, .. }))
-        && !kubectl::explicit_key(piece.text, cursor.byte_of(piece.text, local_start.index))
+        && !kubectl::explicit_key(piece.text, cursor.byte_of(local_start.index))
     {
         return multi_line_flow_key(piece, Some(local_start), local_end, cursor, builder);
     }
@@ -2065,11 +2064,11 @@ fn anchor_refused(
     piece: &kubectl::Piece<'_>,
     local: Mark,
     line: u32,
-    cursor: &mut kubectl::ByteCursor,
+    cursor: &mut kubectl::ByteCursor<'_>,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
     let text = piece.text;
-    let at = cursor.byte_of(text, local.index).min(text.len());
+    let at = cursor.byte_of(local.index).min(text.len());
     let line_start = text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let depth = text[line_start..at].chars().fold(0i32, |d, c| match c {
         '{' | '[' => d + 1,
@@ -2103,7 +2102,7 @@ fn multi_line_flow_key(
     piece: &kubectl::Piece<'_>,
     scalar: Option<Mark>,
     end: Mark,
-    cursor: &mut kubectl::ByteCursor,
+    cursor: &mut kubectl::ByteCursor<'_>,
     builder: &Builder<'_>,
 ) -> Option<(Mark, String)> {
     // A pair of a flow sequence (`[a: b]`) is a mapping go-yaml never opens: its parser wants
@@ -2114,7 +2113,7 @@ fn multi_line_flow_key(
         _ => return None,
     };
     let text = piece.text;
-    let at = cursor.byte_of(text, end.index).min(text.len());
+    let at = cursor.byte_of(end.index).min(text.len());
     let after = &text[at..];
     // White space and comments (`{b # c` then `: d` on the next line) up to the `:`.
     let mut colon = 0;
