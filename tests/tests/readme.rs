@@ -253,3 +253,20 @@ fn relative_links_and_anchors_resolve() {
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The link of each rule's diagnostics (SARIF's `helpUri`, the JSON `docs`) is docs/rules.md at
+/// the rule's heading, as GitHub anchors it.
+#[test]
+fn every_rules_link_finds_its_heading() {
+    let run = hpa_lint(&["-o", "sarif", "--fail-on", "never", "../examples/manifests"], "");
+    let sarif: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), hpa_core::rules::ALL.len());
+    let headings = anchors(&read("docs/rules.md"));
+    for rule in rules {
+        let uri = rule["helpUri"].as_str().unwrap();
+        let (page, anchor) = uri.rsplit_once('#').unwrap();
+        assert!(page.ends_with("/blob/main/docs/rules.md"), "{uri}");
+        assert!(headings.contains(anchor), "{uri}: docs/rules.md has no such heading");
+    }
+}
