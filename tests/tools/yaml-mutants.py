@@ -38,6 +38,13 @@ def pick_line(r, lines, pred=lambda l: l.strip() != ""):
     return r.choice(idx) if idx else None
 
 
+def pick_pair(r, lines, pred):
+    """A line `pred` picks that holds `key: value`: its index, its text and where its value starts."""
+    i = pick_line(r, lines, pred)
+    if i is None: return None
+    return i, lines[i], lines[i].index(": ") + 2
+
+
 def m_tab_indent(r, lines):
     i = pick_line(r, lines, lambda l: l.startswith(" "))
     if i is None: return None
@@ -92,10 +99,9 @@ def m_dash(r, lines):
 
 
 def m_quote(r, lines):
-    i = pick_line(r, lines, lambda l: ": " in l)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, lambda l: ": " in l)
+    if picked is None: return None
+    i, l, j = picked
     q = r.choice(['"', "'"])
     k = r.randrange(4)
     if k == 0: lines[i] = l[:j] + q + l[j:]
@@ -164,10 +170,9 @@ def m_crlf(r, lines):
 
 
 def m_block_scalar(r, lines):
-    i = pick_line(r, lines, lambda l: ": " in l and not l.lstrip().startswith("#"))
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, lambda l: ": " in l and not l.lstrip().startswith("#"))
+    if picked is None: return None
+    i, l, j = picked
     ind = len(l) - len(l.lstrip(" "))
     hdr = r.choice(["|", "| ", "|  ", ">", "> ", "|-", "|+ ", "|2", "|#c", "| #c", "|\t", ">- ", "|1-", "|0"])
     val = l[j:]
@@ -234,10 +239,9 @@ def m_ctrl(r, lines):
 
 
 def m_special_start(r, lines):
-    i = pick_line(r, lines, lambda l: ": " in l)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, lambda l: ": " in l)
+    if picked is None: return None
+    i, l, j = picked
     lines[i] = l[:j] + r.choice(["@", "`", "%", "!", "|x", ">x", "?", "? x", ": x", "- x", "[x", "]", "}", "{x", ",", "&", "*", "#"]) + l[j:]
     return lines
 
@@ -276,10 +280,9 @@ def value_line(l):
 
 
 def m_scalar_value(r, lines):
-    i = pick_line(r, lines, value_line)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, value_line)
+    if picked is None: return None
+    i, l, j = picked
     lines[i] = l[:j] + r.choice(SCALARS)
     return lines
 
@@ -298,10 +301,9 @@ def m_scalar_key(r, lines):
 
 
 def m_quoted_escape(r, lines):
-    i = pick_line(r, lines, value_line)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, value_line)
+    if picked is None: return None
+    i, l, j = picked
     v = l[j:].strip().strip("'\"")
     k = r.randrange(len(v) + 1)
     lines[i] = l[:j] + '"' + v[:k] + r.choice(ESCAPES) + v[k:] + '"'
@@ -311,10 +313,9 @@ def m_quoted_escape(r, lines):
 
 
 def m_block_value(r, lines):
-    i = pick_line(r, lines, value_line)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, value_line)
+    if picked is None: return None
+    i, l, j = picked
     v = l[j:].strip()
     ind = len(l) - len(l.lstrip(" "))
     hdr = r.choice(["|", ">", "|-", ">-", "|+", ">+", "|2", "|2-", "|-2", ">+", "|1", ">2+", "|4", "|9"])
@@ -330,10 +331,9 @@ def m_block_value(r, lines):
 
 
 def m_multiline_plain(r, lines):
-    i = pick_line(r, lines, value_line)
-    if i is None: return None
-    l = lines[i]
-    j = l.index(": ") + 2
+    picked = pick_pair(r, lines, value_line)
+    if picked is None: return None
+    i, l, j = picked
     ind = len(l) - len(l.lstrip(" "))
     pad = " " * r.choice([ind + 1, ind + 2, ind + 4])
     cont = r.choice([["x"], ["", "x"], ["x", "y"], ["", "", "x"], ["5"], ["x #c"], ["x "], ["- x"], ["x: y"]])
