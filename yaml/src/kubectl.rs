@@ -1808,6 +1808,12 @@ impl<'t> ByteCursor<'t> {
     }
 }
 
+/// Where a line's comment starts: at a `#` that starts the line or follows white space
+/// (quoted scalars are not looked into).
+pub(crate) fn comment_start(line: &str) -> Option<usize> {
+    line.char_indices().find(|&(i, c)| c == '#' && (i == 0 || line[..i].ends_with([' ', '\t']))).map(|(i, _)| i)
+}
+
 /// Whether the node that starts at byte `at` of `text` is an explicit key: what precedes it,
 /// past white space and its properties (an anchor `&a`, a tag `!t`), is a `?` indicator
 /// (`yaml_parser_fetch_key`), which go-yaml reads as a key however far its `:` is.
@@ -1817,8 +1823,7 @@ pub(crate) fn explicit_key(text: &str, at: usize) -> bool {
     loop {
         let line = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
         let last = &before[line..];
-        let comment = last.char_indices().find(|&(i, c)| c == '#' && (i == 0 || last[..i].ends_with([' ', '\t'])));
-        let Some((hash, _)) = comment else {
+        let Some(hash) = comment_start(last) else {
             break;
         };
         before = before[..line + hash].trim_end();

@@ -1903,11 +1903,7 @@ fn block_sequence_start(text: &str, at: usize, start: Mark) -> Mark {
         return start;
     }
     let line = &before[before.rfind(['\n', '\r']).map_or(0, |i| i + 1)..];
-    // A comment starts at a `#` after white space (or at the line's start).
-    let code = line
-        .char_indices()
-        .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
-        .map_or(line, |(i, _)| &line[..i]);
+    let code = kubectl::comment_start(line).map_or(line, |i| &line[..i]);
     let trimmed = code.trim_end_matches([' ', '\t']);
     if !trimmed.ends_with('-') {
         return start;
@@ -1921,11 +1917,7 @@ fn block_sequence_start(text: &str, at: usize, start: Mark) -> Mark {
 /// (a block entry): the entry's node is then still due.
 fn entry_due(text: &str, to: usize) -> bool {
     for line in text.get(..to).unwrap_or(text).rsplit(['\n', '\r']) {
-        // A comment starts at a `#` after white space (or at the line's start).
-        let code = line
-            .char_indices()
-            .find(|&(i, c)| c == '#' && line[..i].chars().next_back().is_none_or(|p| p == ' ' || p == '\t'))
-            .map_or(line, |(i, _)| &line[..i]);
+        let code = kubectl::comment_start(line).map_or(line, |i| &line[..i]);
         let code = code.trim_end_matches([' ', '\t']);
         if !code.is_empty() {
             return code.strip_suffix('-').is_some_and(|rest| rest.is_empty() || rest.ends_with([' ', '\t']));
