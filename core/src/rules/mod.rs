@@ -319,10 +319,14 @@ impl<'a> Context<'a> {
     }
 
     /// The scale target, when the caller has the rest of the set and the set holds it
-    /// (its kind compared exactly, in the HPA's namespace or in none: [`Context::scale_target`]).
+    /// (its kind compared exactly, in the HPA's namespace or in none: [`Context::scale_target`]),
+    /// in the API group the reference names ([`same_group`]: a Rollout of `argoproj.io` is not
+    /// the target of an HPA that names `example.com/v1` or `apps/v1`, where the controller looks).
     pub fn target_workload(&self) -> Option<&'a objects::Workload> {
         let t = &self.effective.spec.scale_target_ref;
-        self.objects?.workload(&t.kind, self.scale_target_namespace(), &t.name)
+        self.objects?
+            .workload(&t.kind, self.scale_target_namespace(), &t.name)
+            .filter(|w| same_group(&t.kind, &t.api_version, &w.id.api_version))
     }
 
     /// Why kube-apiserver refuses the scale target or the workload its pods are made from
@@ -568,10 +572,77 @@ pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
 /// (`RESTMappings`, the version aside) and stops there with `FailedGetScale`: the HPA never
 /// reads its target's selector, so it selects no pods and conflicts with no other HPA (HPA405
 /// reports the group).
+///
+/// Or any kind written in one of Kubernetes' own groups whose name has no dot
+/// ([`DOTLESS_GROUP_KINDS`]) that does not serve it (an Argo `Rollout` of `apps/v1`): no
+/// CustomResourceDefinition can add a kind to those groups, since a CRD's group must contain a
+/// dot (`ValidateCustomResourceDefinitionSpec`: "should be a domain with at least one dot"),
+/// so the RESTMapper finds nothing there either (HPA405 reports it, HPA402 a kind without a
+/// `scale` subresource).
 pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
-    let Some(served) = scalable_group(kind) else { return false };
-    let written = crate::api::GroupVersion::parse(api_version).ok().map(crate::api::GroupVersion::group);
-    written.is_some_and(|w| w != served)
+    let Ok(written) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::group) else {
+        return false;
+    };
+    match scalable_group(kind) {
+        Some(served) => written != served,
+        None => dotless_group_lacks(written, kind),
+    }
+}
+
+/// The kinds each of Kubernetes' own API groups without a dot in its name serves, as
+/// kube-apiserver registers them (`pkg/registry/*/rest/storage_*.go`; the core group `""` with
+/// OpenShift's legacy `v1` DeploymentConfig, which [`objects::Workload::pods_known`] reads).
+/// `extensions` is served by no release linted for (its last kinds went in 1.22).
+pub const DOTLESS_GROUP_KINDS: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "Binding",
+            "ComponentStatus",
+            "ConfigMap",
+            "DeploymentConfig",
+            "Endpoints",
+            "Event",
+            "LimitRange",
+            "Namespace",
+            "Node",
+            "PersistentVolume",
+            "PersistentVolumeClaim",
+            "Pod",
+            "PodTemplate",
+            "ReplicationController",
+            "ResourceQuota",
+            "Secret",
+            "Service",
+            "ServiceAccount",
+        ],
+    ),
+    ("apps", &["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]),
+    ("autoscaling", &["HorizontalPodAutoscaler", "Scale"]),
+    ("batch", &["CronJob", "Job"]),
+    ("extensions", &[]),
+    ("policy", &["Eviction", "PodDisruptionBudget"]),
+];
+
+/// Whether `group` is one of [`DOTLESS_GROUP_KINDS`] and does not serve `kind`.
+pub fn dotless_group_lacks(group: &str, kind: &str) -> bool {
+    DOTLESS_GROUP_KINDS.iter().any(|(g, kinds)| *g == group && !kinds.contains(&kind))
+}
+
+/// Whether a workload of `workload_api_version` is of the API group an object reference of
+/// `reference_api_version` names, as the RESTMapper compares them (by group, the version
+/// aside). The core group may be spelled `core` ([`is_cluster_scoped`]); a kind that moved
+/// keeps its objects: an `extensions` Deployment, ReplicaSet or DaemonSet is the `apps` one
+/// (one storage, served in both groups until 1.16), OpenShift's legacy core-group `v1`
+/// DeploymentConfig the `apps.openshift.io` one.
+pub fn same_group(kind: &str, reference_api_version: &str, workload_api_version: &str) -> bool {
+    let group = |v| match crate::api::GroupVersion::parse_or_empty(v).group() {
+        "" | "core" if kind == "DeploymentConfig" => "apps.openshift.io",
+        "extensions" if matches!(kind, "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
+        "core" => "",
+        g => g,
+    };
+    group(reference_api_version) == group(workload_api_version)
 }
 
 /// The workload an HPA counts as scaling wherever the toolkit asks which HPAs scale a workload
@@ -658,6 +729,23 @@ mod tests {
         assert_eq!(scalable_group("Rollout"), None);
         assert!(unmapped_scale_target("extensions/v1beta1", "Deployment"));
         assert!(!unmapped_scale_target("apps/v1beta2", "Deployment"));
+        // A custom kind in one of Kubernetes' own groups without a dot is never served there;
+        // in a group with a dot, or at another version of its own group, it may be.
+        assert!(unmapped_scale_target("apps/v1", "Rollout"));
+        assert!(unmapped_scale_target("batch/v1", "WorkerPool"));
+        assert!(unmapped_scale_target("extensions/v1beta1", "DaemonSet"));
+        assert!(!unmapped_scale_target("argoproj.io/v1", "Rollout"));
+        assert!(!unmapped_scale_target("example.com/v1", "Rollout"));
+        assert!(!unmapped_scale_target("v1", "DeploymentConfig"));
+        assert!(!unmapped_scale_target("apps/v1", "DaemonSet"));
+        assert!(!unmapped_scale_target("a/b/c", "Rollout"));
+        // The target is looked up by group, the version aside.
+        assert!(same_group("Rollout", "argoproj.io/v1", "argoproj.io/v1alpha1"));
+        assert!(!same_group("Rollout", "example.com/v1alpha1", "argoproj.io/v1alpha1"));
+        assert!(same_group("DeploymentConfig", "v1", "apps.openshift.io/v1"));
+        assert!(same_group("Namespace", "core/v1", "v1"));
+        assert!(same_group("Deployment", "extensions/v1beta1", "apps/v1"));
+        assert!(!same_group("Deployment", "example.com/v1", "apps/v1"));
         // Which HPAs count as scaling their target: one rule for every front end.
         let target = |api_version: &str, kind: &str, name: &str| crate::api::CrossVersionObjectReference {
             api_version: api_version.into(),

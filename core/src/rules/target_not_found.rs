@@ -24,6 +24,11 @@ crate::declare_rule! {
     ///   when the API server does not answer, from the cache alone (`no Deployment shop/web in
     ///   the cluster (as hpa-webhook's context cache sees it)`), which never denies.
     ///
+    /// The target is looked for in the API group `apiVersion` names, as the controller's
+    /// RESTMapper looks (the version aside): a Rollout of `argoproj.io` in the set is not the
+    /// target of an HPA that names `example.com/v1`. A kind in one of Kubernetes' own groups
+    /// that does not serve it (`apps/v1` Rollout, `extensions/v1beta1` Deployment) is HPA405's.
+    ///
     /// The rule is opt-in and informational: the target may well be deployed from elsewhere.
     ///
     /// ## Why it matters
@@ -124,11 +129,16 @@ impl Rule for TargetNotFound {
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
-        if t.kind.is_empty() || t.name.is_empty() {
+        // A kind in a group that does not serve it is HPA405's finding: found or not, the
+        // controller never reaches it.
+        if t.kind.is_empty() || t.name.is_empty() || super::unmapped_scale_target(&t.api_version, &t.kind) {
             return;
         }
         let namespace = cx.scale_target_namespace();
-        if cx.target_workload().is_some() || objects.workload_any_case(&t.kind, namespace, &t.name).is_some() {
+        let any_case = objects.workload_any_case(&t.kind, namespace, &t.name);
+        if cx.target_workload().is_some()
+            || any_case.is_some_and(|w| super::same_group(&w.id.kind, &t.api_version, &w.id.api_version))
+        {
             return;
         }
         // A world that would not hold the target (a live view that watches no custom
@@ -138,10 +148,20 @@ impl Rule for TargetNotFound {
         if !objects.would_hold(group, &t.kind, namespace, &t.name) {
             return;
         }
-        out.push(
-            Finding::new(&Self::META, "spec.scaleTargetRef.name", objects.source().absent(cx.scale_target())).help(
-                "check the name and namespace of the target, or ignore this when the workload is deployed elsewhere",
+        // The same kind and name in another group: the apiVersion is what is wrong.
+        let help = match any_case.filter(|w| w.id.kind == t.kind) {
+            Some(w) => format!(
+                "a {} {} of apiVersion {} is there: write its apiVersion (the controller looks the target up by API group and kind)",
+                w.id.kind, w.id.name, w.id.api_version
             ),
+            None => {
+                "check the name and namespace of the target, or ignore this when the workload is deployed elsewhere"
+                    .into()
+            }
+        };
+        out.push(
+            Finding::new(&Self::META, "spec.scaleTargetRef.name", objects.source().absent(cx.scale_target()))
+                .help(help),
         );
     }
 }

@@ -1,7 +1,8 @@
 //! HPA405 `unserved-target-api-version`: a scale target (or described object) apiVersion that is
 //! not served.
 
-use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity};
+use super::unscalable_target_kind::UNSCALABLE;
+use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity, unmapped_scale_target};
 use crate::api::GroupVersion;
 
 crate::declare_rule! {
@@ -13,7 +14,14 @@ crate::declare_rule! {
     /// built-in kind (those, and Ingress in `networking.k8s.io/v1`; Service, Pod and Namespace in
     /// `v1`; DaemonSet in `apps/v1`; Job and CronJob in `batch/v1`): an Ingress written
     /// `extensions/v1beta1`, as older charts do. Every release from 1.33 to 1.38 judges alike:
-    /// these groups went away before 1.33.
+    /// these groups went away before 1.33. And a scale target of any other kind written in one
+    /// of Kubernetes' own groups without a dot in its name (the core group, `apps`, `batch`,
+    /// `autoscaling`, `policy`, `extensions`) that does not serve it, such as an Argo `Rollout`
+    /// written `apps/v1`: a custom resource's API group must contain a dot, so none is ever
+    /// served there (an error; the help names the `apiVersion` of the object
+    /// of that kind and name among the checked manifests, or `argoproj.io/v1alpha1` for a
+    /// Rollout). A kind without a `scale` subresource is HPA402's. A custom resource's version
+    /// is not judged: the controller finds it in any version its group serves.
     ///
     /// ## Why it matters
     ///
@@ -94,6 +102,13 @@ impl Rule for UnservedTargetApiVersion {
                 f.message.push_str(": the controller cannot find the target");
             }
             out.push(f);
+        } else if !t.api_version.is_empty()
+            && !UNSCALABLE.contains(&t.kind.as_str())
+            && super::scalable_group(&t.kind).is_none()
+            && unmapped_scale_target(&t.api_version, &t.kind)
+            && !is_served_in_another_case(&t.api_version, &t.kind)
+        {
+            out.push(unserved_kind(cx, &t.kind, &t.api_version, &t.name));
         }
         for (i, m) in cx.effective.spec.metrics.iter().enumerate() {
             let Some(o) = m.object.as_deref().filter(|_| m.type_ == "Object") else { continue };
@@ -116,6 +131,43 @@ impl Rule for UnservedTargetApiVersion {
         }
     }
 }
+
+/// The error for a scale target whose kind `kind` the group of `api_version`, one of Kubernetes'
+/// own without a dot in its name, does not serve ([`super::dotless_group_lacks`]: an Argo
+/// `Rollout` written `apps/v1`). The help names the `apiVersion` of the workload of that kind
+/// and name the set holds in the HPA's namespace, if any, else the one of a well-known kind.
+fn unserved_kind(cx: &Context<'_>, kind: &str, api_version: &str, name: &str) -> Finding {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    let message = format!(
+        "{kind} is not served in group {group:?} ({api_version}): the controller cannot find the target (a group without a dot is one of Kubernetes' own, which no CustomResourceDefinition extends)"
+    );
+    let in_set = cx
+        .objects
+        .and_then(|o| o.workload(kind, cx.scale_target_namespace(), name))
+        .map(|w| w.id.api_version.clone())
+        .filter(|v| GroupVersion::parse_or_empty(v).group() != group);
+    let known = WELL_KNOWN_KINDS.iter().find(|(k, _)| *k == kind).map(|(_, v)| (*v).to_string());
+    let help = match in_set.or(known) {
+        Some(v) => format!("use `apiVersion: {v}`"),
+        None => format!("use the apiVersion of the API group that serves {kind}"),
+    };
+    let mut f = Finding::new(&UnservedTargetApiVersion::META, "spec.scaleTargetRef.apiVersion", message).help(help);
+    f.severity = Severity::Error;
+    f
+}
+
+/// Whether the group of `api_version` serves `kind` in another case (`statefulset`): HPA404's
+/// finding, not this rule's.
+fn is_served_in_another_case(api_version: &str, kind: &str) -> bool {
+    let group = GroupVersion::parse_or_empty(api_version).group();
+    super::DOTLESS_GROUP_KINDS
+        .iter()
+        .any(|(g, kinds)| *g == group && kinds.iter().any(|k| k.eq_ignore_ascii_case(kind)))
+}
+
+/// Scale target kinds of well-known custom resources, with the `apiVersion` to write.
+const WELL_KNOWN_KINDS: &[(&str, &str)] =
+    &[("Rollout", "argoproj.io/v1alpha1"), ("DeploymentConfig", "apps.openshift.io/v1")];
 
 /// The built-in kinds an `Object` metric commonly describes, besides [`SCALABLE_KINDS`], with
 /// the versions they are served in (the first is the one to write).
