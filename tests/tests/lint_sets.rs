@@ -2463,3 +2463,37 @@ fn keda_pause_annotations_are_read_as_keda_reads_them() {
         "{message}"
     );
 }
+
+/// A kind the set's CustomResourceDefinition makes cluster-scoped has no namespace, whatever it
+/// writes or the set's is: an HPA does not meet it in its own namespace (where the controller
+/// looks for it in vain: HPA412, the one finding, and no HPA410 on a count the controller never
+/// reaches), it is never printed in a namespace, and a namespace it writes does not place the
+/// objects that name none.
+#[test]
+fn custom_kinds_a_crd_makes_cluster_scoped_take_no_namespace() {
+    let crd = "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: pools.example.com}\nspec:\n  group: example.com\n  names: {kind: Pool, plural: pools}\n  scope: Cluster\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n    subresources:\n      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}\n";
+    let pool = "---\napiVersion: example.com/v1\nkind: Pool\nmetadata: {name: p}\nspec: {replicas: 3}\n";
+    let hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: p, namespace: shop}\nspec:\n  scaleTargetRef: {apiVersion: example.com/v1, kind: Pool, name: p}\n  minReplicas: 1\n  maxReplicas: 3\n  metrics:\n  - type: Pods\n    pods: {metric: {name: x}, target: {type: AverageValue, averageValue: \"1\"}}\n";
+    let rules =
+        |report: &Value| diagnostics(report).map(|d| d["rule"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let report = lint(&["--select", "all", "--ignore", "HPA102,HPA305"], &format!("{crd}{pool}{hpa}"));
+    assert_eq!(rules(&report), ["HPA412"], "{report}");
+    assert!(notes(&report).is_empty(), "{report}");
+    // Written in a namespace, it is still in none.
+    let named = pool.replace("{name: p}", "{name: p, namespace: shop}");
+    let report = lint(&["--select", "all", "--ignore", "HPA102,HPA305"], &format!("{crd}{named}{hpa}"));
+    assert_eq!(rules(&report), ["HPA412"], "{report}");
+    // A namespace-scoped CRD: the Pool joins the HPA's namespace and is its target.
+    let report = lint(&["--select", "HPA410"], &format!("{}{pool}{hpa}", crd.replace("Cluster", "Namespaced")));
+    assert_eq!(
+        said(&report, "HPA410")[0].1,
+        "Pool shop/p sets spec.replicas: 3 while HorizontalPodAutoscaler shop/p scales it: every apply resets the count"
+    );
+    // The namespace it writes places no object that names none: they stay in `default`.
+    let elsewhere = pool.replace("{name: p}", "{name: p, namespace: elsewhere}");
+    let unnamed = hpa.replace("{name: p, namespace: shop}", "{name: p}");
+    let report = lint(&["--select", "HPA412"], &format!("{crd}{elsewhere}{unnamed}"));
+    // Nor does a link depend on the namespace assumed for the HPA: the Pool is in none.
+    assert!(notes(&report).is_empty(), "{report}");
+    assert_eq!(diagnostics(&report).map(|d| d["object"]["namespace"].clone()).collect::<Vec<_>>(), ["default"]);
+}

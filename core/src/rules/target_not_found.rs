@@ -27,7 +27,8 @@ crate::declare_rule! {
     /// The target is looked for in the API group `apiVersion` names, as the controller's
     /// RESTMapper looks (the version aside): a Rollout of `argoproj.io` in the set is not the
     /// target of an HPA that names `example.com/v1`. A kind in one of Kubernetes' own groups
-    /// that does not serve it (`apps/v1` Rollout, `extensions/v1beta1` Deployment) is HPA405's.
+    /// that does not serve it (`apps/v1` Rollout, `extensions/v1beta1` Deployment) is HPA405's,
+    /// and a kind the set's (or the cluster's) CRD makes cluster-scoped HPA412's.
     ///
     /// The rule is opt-in and informational: the target may well be deployed from elsewhere.
     ///
@@ -146,6 +147,11 @@ impl Rule for TargetNotFound {
         // answer) cannot tell a missing target.
         let group = crate::api::GroupVersion::parse_or_empty(&t.api_version).group();
         if !objects.would_hold(group, &t.kind, namespace, &t.name) {
+            return;
+        }
+        // A kind its CustomResourceDefinition makes cluster-scoped is never in the HPA's
+        // namespace, where the controller looks: HPA412's finding.
+        if objects.custom_resource_definition(group, &t.kind).is_some_and(|c| c.cluster_scoped) {
             return;
         }
         // The same kind and name in another group: the apiVersion is what is wrong.

@@ -527,6 +527,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
 
     // Objects that name no namespace land in their set's. Duplicate definitions are looked
     // for with the group's namespace (a directory is one set unless it defines an object twice).
+    clear_custom_cluster_scoped(&mut per_file);
     let group_namespace = set_namespace(per_file.iter(), opts);
     resolve_namespaces(&mut per_file, &|_| group_namespace.name.as_str());
 
@@ -1033,6 +1034,59 @@ fn set_namespace<'a>(files: impl Iterator<Item = &'a FileResult>, opts: &LintOpt
     SetNamespace { name, choice, unwritten }
 }
 
+/// Takes the namespace away from the objects of the kinds the group's
+/// CustomResourceDefinitions make cluster-scoped (`spec.scope: Cluster`, by API group and kind;
+/// [`rules::is_cluster_scoped`] knows only the kinds every cluster has): whatever namespace
+/// they write or their set's, they have none, as kube-apiserver stores them (`BeforeCreate`
+/// clears a cluster-scoped object's namespace). So they are never printed in one, nor met by
+/// an HPA's target lookup in its namespace, where the controller looks for them in vain
+/// (HPA412 says so).
+fn clear_custom_cluster_scoped(per_file: &mut [FileResult]) {
+    let kinds: Vec<(String, String)> = per_file
+        .iter()
+        .flat_map(|r| &r.indexed)
+        .filter_map(|(_, entry)| match entry {
+            IndexedObject::CustomResourceDefinition(c) if c.cluster_scoped => Some((c.group.clone(), c.kind.clone())),
+            _ => None,
+        })
+        .collect();
+    if kinds.is_empty() {
+        return;
+    }
+    let cluster_scoped = |id: &ObjectId| {
+        let group = hpa_core::api::GroupVersion::parse_or_empty(&id.api_version).group();
+        kinds.iter().any(|(g, k)| g == group && *k == id.kind)
+    };
+    for r in per_file.iter_mut() {
+        let FileResult { objects, keys, indexed, namespaces, unwritten, .. } = r;
+        let mut changed = false;
+        for (o, k) in objects.iter_mut().zip(keys.iter_mut()) {
+            if o.namespace != Namespace::None && cluster_scoped(&o.id) {
+                o.namespace = Namespace::None;
+                o.id.namespace.clear();
+                k.state = Namespace::None;
+                k.namespace = 0;
+                changed = true;
+            }
+        }
+        if !changed {
+            continue;
+        }
+        for (position, entry) in indexed.iter_mut() {
+            if objects.get(*position).is_some_and(|o| o.namespace == Namespace::None) {
+                entry.id_mut().namespace.clear();
+            }
+        }
+        namespaces.clear();
+        for o in objects.iter().filter(|o| o.namespace == Namespace::Written) {
+            if !namespaces.contains(&o.id.namespace) {
+                namespaces.push(o.id.namespace.clone());
+            }
+        }
+        *unwritten = objects.iter().any(|o| o.namespace == Namespace::Unwritten);
+    }
+}
+
 /// Puts the objects that name no namespace in their set's (`namespace_of(file)`): their
 /// identity, their index entries and the admitted HPAs. (The labels of the first pass's
 /// diagnostics are patched once the sets are final.)
@@ -1075,8 +1129,9 @@ fn link_depends_on_namespace(
     let hpa_assumed = hpa.namespace == Namespace::Unwritten;
     // One of the HPA's namespace placed there by assumption and the HPA not, or the reverse. An
     // object of a kind without namespaces (a CustomResourceDefinition, HPA412's) is linked
-    // whatever namespace the HPA is in.
-    let apart = |id: &ObjectId| id.namespaced() && assumed.contains(id) != hpa_assumed;
+    // whatever namespace the HPA is in, as is a custom resource its set's CRD makes
+    // cluster-scoped (left without one: [`clear_custom_cluster_scoped`]).
+    let apart = |id: &ObjectId| id.namespaced() && !id.namespace.is_empty() && assumed.contains(id) != hpa_assumed;
     let t = &d.admitted.effective().spec.scale_target_ref;
     let namespace = &hpa.id.namespace;
     // A target without a namespace is found (or not) whatever namespace the HPA is in.
@@ -1105,7 +1160,9 @@ fn link_depends_on_namespace(
             }
         }
         None if namespaced_target
-            && index.workloads_named(&t.kind, &t.name).any(|w| hpa_assumed || assumed.contains(&w.id)) =>
+            && index
+                .workloads_named(&t.kind, &t.name)
+                .any(|w| !w.id.namespace.is_empty() && (hpa_assumed || assumed.contains(&w.id))) =>
         {
             return true;
         }
