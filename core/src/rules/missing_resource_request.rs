@@ -21,8 +21,10 @@ crate::declare_rule! {
     /// Requests are those of the pods as kube-apiserver admits them, not only as written in the
     /// template: a container with a limit and no request for a resource gets the limit as its
     /// request (`SetDefaults_Pod`; per resource: a memory limit says nothing about cpu), and a
-    /// `LimitRange` of the namespace gives the containers its `defaultRequest` (or `default`, or
-    /// `max`) of each resource they still lack (LimitRanger). A LimitRange kube-apiserver refuses
+    /// `LimitRange` of the namespace gives the containers its `defaultRequest` (or `default`,
+    /// `max` or `min`, from which kube-apiserver defaults it: `SetDefaults_LimitRangeItem`) of
+    /// each resource they still lack (LimitRanger), from its items of `type: Container` only,
+    /// every LimitRange of the namespace in turn. A LimitRange kube-apiserver refuses
     /// (`ValidateLimitRange` on its items as defaulted: a `defaultRequest` above the `default` or
     /// the `max`, a `min` above the `max`, two items of one type, ...), or cannot decode (a
     /// quantity that does not parse, even another resource's), is never stored and gives
