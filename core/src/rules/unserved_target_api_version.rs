@@ -149,7 +149,14 @@ fn unserved_kind(cx: &Context<'_>, kind: &str, api_version: &str, name: &str) ->
     let known = WELL_KNOWN_KINDS.iter().find(|(k, _)| *k == kind).map(|(_, v)| (*v).to_string());
     let help = match in_set.or(known) {
         Some(v) => format!("use `apiVersion: {v}`"),
-        None => format!("use the apiVersion of the API group that serves {kind}"),
+        // A misspelled kind (`deployments`) as much as a wrong group: name what the group has.
+        None => match super::DOTLESS_GROUP_KINDS.iter().find(|(g, _)| *g == group) {
+            Some((_, kinds)) if !group.is_empty() && !kinds.is_empty() => format!(
+                "correct the kind (group {group:?} serves {}), or use the apiVersion of the API group that serves {kind}",
+                super::and_list(&kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>())
+            ),
+            _ => format!("correct the kind, or use the apiVersion of the API group that serves {kind}"),
+        },
     };
     let mut f = Finding::new(&UnservedTargetApiVersion::META, "spec.scaleTargetRef.apiVersion", message).help(help);
     f.severity = Severity::Error;
