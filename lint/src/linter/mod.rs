@@ -713,7 +713,7 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
     }
     for (set, ns) in namespaces.iter().enumerate() {
         if depended[set] {
-            outcome.notes.push(Note::text(ns.note(&set_name(files, &set_files(set), opts.scope))));
+            outcome.notes.extend(ns.note(&set_name(files, &set_files(set), opts.scope)).map(Note::text));
         }
     }
     // What `-o human` shows of the files, taken while their text is here: the texts go with
@@ -992,11 +992,12 @@ impl SetNamespace {
         self.choice != NamespaceChoice::Given
     }
 
-    /// The note saying which namespace was assumed, for `set` (a file, a directory, ...).
-    fn note(&self, set: &str) -> String {
+    /// The note saying which namespace was assumed, for `set` (a file, a directory, ...);
+    /// none when `-n` gave it (nothing was assumed).
+    fn note(&self, set: &str) -> Option<String> {
         let name = &self.name;
-        match &self.choice {
-            NamespaceChoice::Given => format!("{set}: objects that name no namespace are in namespace {name:?} (-n)"),
+        Some(match &self.choice {
+            NamespaceChoice::Given => return None,
             NamespaceChoice::Named => format!(
                 "{set}: objects that name no namespace were taken to be in namespace {name:?}, the one the others name (where `kubectl apply -n {name}` or `helm template -n {name}` puts them); pass -n/--namespace if they belong elsewhere"
             ),
@@ -1011,7 +1012,7 @@ impl SetNamespace {
                     if named.is_empty() { "none" } else { &list }
                 )
             }
-        }
+        })
     }
 }
 
