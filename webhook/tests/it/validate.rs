@@ -34,7 +34,7 @@ async fn denials_match_kube_apiserver_for_every_release_vector() {
 }
 
 /// The vectors of `versions.json` that are admission cases.
-const VERSIONS_ADMISSION_VECTORS: usize = 112;
+const VERSIONS_ADMISSION_VECTORS: usize = 115;
 
 /// Posts every vector of `tests/data/conformance/api/FILE` to `/validate` of a webhook run for the
 /// vector's release (`kubernetes_version`, else `profile`) and gates, asserts the answer is
