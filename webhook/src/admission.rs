@@ -38,6 +38,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use hpa_core::admission as pipeline;
+use hpa_core::api::meta::Name;
 use hpa_core::api::{self, ApiVersion, DecodeError, Strictness, VersionedHpa, v1, v2};
 use hpa_core::check::{self, Input, Written};
 use hpa_core::convert::annotations;
@@ -945,11 +946,13 @@ pub fn short(text: &str) -> String {
     out
 }
 
-/// The 422 `Invalid` status kube-apiserver returns for these errors (`errors.NewInvalid`).
-pub fn invalid_status(name: &str, errors: &[FieldError]) -> Status {
-    let message = field::invalid_message(api::KIND, api::GROUP, name, errors);
+/// The 422 `Invalid` status kube-apiserver returns for these errors (`errors.NewInvalid`): the
+/// message quotes the name's bytes with `%q` (an invalid byte a generated name's cut left is
+/// `\xNN`), `details.name` is the name as `encoding/json` writes it (each such byte a U+FFFD).
+pub fn invalid_status(name: &Name, errors: &[FieldError]) -> Status {
+    let message = field::invalid_message_bytes(api::KIND, api::GROUP, name.as_bytes(), errors);
     Status::failure(422, "Invalid", message).with_details(StatusDetails {
-        name: name.to_string(),
+        name: name.as_str().to_string(),
         group: api::GROUP,
         kind: api::KIND,
         causes: errors
@@ -1042,6 +1045,20 @@ mod tests {
         assert_eq!(short(&"é".repeat(MAX_WARNING_CHARS)), "é".repeat(MAX_WARNING_CHARS));
     }
 
+    /// A generated name cut inside a character (`names.SimpleNameGenerator`) keeps an invalid
+    /// byte: `errors.NewInvalid` quotes it with `%q` (`\xc3`), `details.name` is JSON (U+FFFD).
+    #[test]
+    fn invalid_status_quotes_the_bytes_of_a_generated_name() {
+        let name = Name::from_bytes(b"web-\xc3xxxxx".to_vec());
+        let errors = vec![FieldError::required(&field::Path::new("spec").child("maxReplicas"), "")];
+        let status = serde_json::to_value(invalid_status(&name, &errors)).unwrap();
+        assert_eq!(
+            status["message"],
+            r#"HorizontalPodAutoscaler.autoscaling "web-\xc3xxxxx" is invalid: spec.maxReplicas: Required value"#
+        );
+        assert_eq!(status["details"]["name"], "web-\u{fffd}xxxxx");
+    }
+
     #[test]
     fn invalid_status_renders_like_kube_apiserver() {
         let spec = field::Path::new("spec");
@@ -1053,7 +1070,7 @@ mod tests {
             ),
             FieldError::required(&spec.child("maxReplicas"), "must be set and greater than 0"),
         ];
-        let status = invalid_status("web", &errors);
+        let status = invalid_status(&Name::from("web"), &errors);
         assert_eq!(
             serde_json::to_value(&status).unwrap(),
             json!({"metadata": {}, "status": "Failure", "reason": "Invalid", "code": 422,
