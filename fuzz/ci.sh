@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 PARALLEL=${FUZZ_PARALLEL:-2}
-TARGETS=(decode annotations lint_file admission_review simulate)
+TARGETS=(decode annotations lint_file admission_review simulate config_files)
 
 skip() {
   echo "fuzz: skipped: $*" >&2

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Fills fuzz/corpus/<target>/ with seed inputs from the repository's test data: real-world
 # manifests, the conformance vectors (objects extracted with jq when it is installed), the
-# examples, the lint fixtures, the malformed-input corpus, and the hand-written seeds under
-# fuzz/seeds/. Re-running it is harmless; libFuzzer keeps what it found next to the seeds.
+# examples, the lint fixtures, the malformed-input corpus, the configuration files (the lint
+# fixtures' .hpa-lint.yaml, the webhook's policies, the YAML examples of the documentation),
+# and the hand-written seeds under fuzz/seeds/. Re-running it is harmless; libFuzzer keeps what it found next to the seeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 corpus=fuzz/corpus
-mkdir -p "$corpus"/{decode,annotations,lint_file,simulate}
+mkdir -p "$corpus"/{decode,annotations,lint_file,simulate,config_files}
 
 # Copies files into a corpus directory, named after their path (libFuzzer reads any name).
 seed() {
@@ -31,6 +32,19 @@ seed decode "${manifests[@]}" "${malformed[@]}"
 seed lint_file "${manifests[@]}" "${malformed[@]}"
 seed simulate examples/simulate/*.yaml tests/data/simulate/*.yaml fuzz/seeds/simulate/*
 seed annotations fuzz/seeds/annotations/*
+
+# The configuration files: every .hpa-lint.yaml and policy in the repository, the policy the
+# manifests ship with its commented-out rules switched on, every YAML block of the documentation
+# (configurations, policies, scenarios and manifests alike: each is a near miss of the other
+# kinds), and the malformed-input corpus (hostile YAML).
+seed config_files tests/data/lint/*/.hpa-lint.yaml webhook/tests/data/*.yaml manifests/base/policy.yaml \
+    fuzz/seeds/config_files/* "${malformed[@]}"
+sed -E '/^kind: WebhookPolicy/,$ s/^# ?//' manifests/base/policy.yaml >"$corpus/config_files/seed-policy-uncommented.yaml"
+for doc in README.md webhook/README.md docs/*.md; do
+    [ -f "$doc" ] || continue
+    awk -v out="$corpus/config_files/seed-$(printf '%s' "$doc" | tr '/' '_')" \
+        '/^```yaml/ { n++; inside = 1; next } /^```/ { inside = 0; next } inside { print > (out "-" n ".yaml") }' "$doc"
+done
 
 # The webhook's reviews: each manifest behind a mode byte (see fuzz_targets/admission_review.rs):
 # a CREATE, an UPDATE from itself and an UPDATE from a valid HPA, without and with the policy.
@@ -65,6 +79,6 @@ else
     echo "seed.sh: jq not found; the conformance vectors are not seeded" >&2
 fi
 
-for t in decode annotations lint_file simulate admission_review; do
+for t in decode annotations lint_file simulate admission_review config_files; do
     echo "$t: $(find "$corpus/$t" -type f | wc -l) inputs"
 done

@@ -289,8 +289,11 @@ impl Policy {
         }
         if !problems.is_empty() {
             if let Some(d) = &document {
+                // One locator for all: a problem per rule, each located from the root, would
+                // walk the rules before it every time.
+                let mut locator = hpa_yaml::Locator::new(d.root());
                 for p in problems.iter_mut().filter(|p| !p.path.is_empty()) {
-                    let start = hpa_yaml::locate(d.root(), &p.path).span.start;
+                    let start = locator.locate(&p.path).span.start;
                     p.at = Some((start.line.max(1), start.col + 1));
                 }
             }

@@ -2344,11 +2344,62 @@ pub struct Located<'a> {
 /// with the shortest keys first, and when none does, the answer is where the shortest keys
 /// lead (the nearest ancestor that exists).
 pub fn locate<'a>(root: Node<'a>, path: &str) -> Located<'a> {
-    locate_steps(root, &parse_path(path), None)
+    locate_steps(root, &parse_path(path), None, None)
 }
 
-/// [`locate`] of `steps` below `node`, whose key (if it is a mapping's value) is at `key_span`.
-fn locate_steps<'a>(node: Node<'a>, steps: &[PathStep], key_span: Option<Span>) -> Located<'a> {
+/// [`locate`] for many paths of one document. `locate` walks `i` items to find `[i]` and every
+/// entry of a mapping to find a key, so locating one path per item of a long list (a problem
+/// per rule of a policy, an error per entry of a scenario's `load`) from the root each time is
+/// quadratic in the list; a `Locator` walks each sequence and mapping it goes through once and
+/// keeps its items and entries by index and key.
+#[derive(Debug)]
+pub struct Locator<'a> {
+    root: Node<'a>,
+    index: LocatorIndex<'a>,
+}
+
+/// A [`Locator`]'s indexes: the items of each sequence and the entries of each mapping a path
+/// went through, by node.
+#[derive(Debug, Default)]
+struct LocatorIndex<'a> {
+    items: HashMap<usize, Vec<Node<'a>>>,
+    entries: HashMap<usize, HashMap<Cow<'a, [u8]>, Entry<'a>>>,
+}
+
+impl<'a> Locator<'a> {
+    /// A locator of paths below `root`.
+    pub fn new(root: Node<'a>) -> Locator<'a> {
+        Locator { root, index: LocatorIndex::default() }
+    }
+
+    /// What [`locate`] answers for `path`.
+    pub fn locate(&mut self, path: &str) -> Located<'a> {
+        locate_steps(self.root, &parse_path(path), None, Some(&mut self.index))
+    }
+}
+
+impl<'a> LocatorIndex<'a> {
+    fn item(&mut self, node: Node<'a>, i: usize) -> Option<Node<'a>> {
+        self.items.entry(node.id()).or_insert_with(|| node.items().into_iter().flatten().collect()).get(i).copied()
+    }
+
+    fn entry(&mut self, node: Node<'a>, key: &str) -> Option<Entry<'a>> {
+        self.entries.entry(node.id()).or_insert_with(|| node.entry_index()).get(key.as_bytes()).copied()
+    }
+}
+
+/// [`locate`] of `steps` below `node`, whose key (if it is a mapping's value) is at `key_span`;
+/// through `index`'s items and entries when given (a [`Locator`]'s).
+fn locate_steps<'a>(
+    node: Node<'a>,
+    steps: &[PathStep],
+    key_span: Option<Span>,
+    mut index: Option<&mut LocatorIndex<'a>>,
+) -> Located<'a> {
+    let entry = |index: &mut Option<&mut LocatorIndex<'a>>, key: &str| match index {
+        Some(index) => index.entry(node, key),
+        None => node.entry(key),
+    };
     let nearest = Located { span: key_span.unwrap_or(node.span()), key_span, exact: false, node: None };
     let Some((step, rest)) = steps.split_first() else {
         return Located { span: node.span(), key_span, exact: true, node: Some(node) };
@@ -2364,8 +2415,9 @@ fn locate_steps<'a>(node: Node<'a>, steps: &[PathStep], key_span: Option<Span>) 
                     joined.push('.');
                     joined.push_str(more);
                 }
-                let Some(entry) = node.entry(&joined) else { continue };
-                let found = locate_steps(entry.value, rest.get(taken..).unwrap_or_default(), Some(entry.key.span()));
+                let Some(entry) = entry(&mut index, &joined) else { continue };
+                let rest = rest.get(taken..).unwrap_or_default();
+                let found = locate_steps(entry.value, rest, Some(entry.key.span()), index.as_deref_mut());
                 if found.exact {
                     return found;
                 }
@@ -2373,14 +2425,20 @@ fn locate_steps<'a>(node: Node<'a>, steps: &[PathStep], key_span: Option<Span>) 
             }
             partial.unwrap_or(nearest)
         }
-        (PathStep::Key(name), NodeKind::Map(_)) => match node.entry(name) {
-            Some(entry) => locate_steps(entry.value, rest, Some(entry.key.span())),
+        (PathStep::Key(name), NodeKind::Map(_)) => match entry(&mut index, name) {
+            Some(entry) => locate_steps(entry.value, rest, Some(entry.key.span()), index),
             None => nearest,
         },
-        (PathStep::Index(i), NodeKind::Seq(mut items)) => match items.nth(*i) {
-            Some(item) => locate_steps(item, rest, None),
-            None => nearest,
-        },
+        (PathStep::Index(i), NodeKind::Seq(mut items)) => {
+            let item = match index.as_deref_mut() {
+                Some(index) => index.item(node, *i),
+                None => items.nth(*i),
+            };
+            match item {
+                Some(item) => locate_steps(item, rest, None, index),
+                None => nearest,
+            }
+        }
         _ => nearest,
     }
 }
@@ -2545,6 +2603,36 @@ mod tests {
         assert_eq!(line("spec.p.q.r"), (true, 4));
         assert_eq!(line("spec.a.b.d"), (false, 2), "where the shortest keys lead: spec.a");
         assert_eq!(locate_node(root.root(), "spec.p.q.r").and_then(|n| n.to_json().get("s").cloned()), Some(3.into()));
+    }
+
+    /// A [`Locator`] answers as [`locate`] for every path, in any order and asked twice: items
+    /// by index (past the end too), keys given twice (the last), dotted keys, missing fields,
+    /// a path through a scalar.
+    #[test]
+    fn a_locator_answers_as_locate() {
+        let text = "spec:\n  a: {x: 1}\n  a.b: {c: 2}\n  a: {y: 3}\n  l: [{n: 0}, {n: 1}, [p, q], 3]\n  1.5: x\n";
+        let root = parse(text).documents.remove(0).tree;
+        let paths = [
+            "spec.l[2][1]",
+            "spec.l[1].n",
+            "spec.l[0].n",
+            "spec.l[4]",
+            "spec.l[9].n",
+            "spec.a.y",
+            "spec.a.x",
+            "spec.a.b.c",
+            "spec.1.5",
+            "spec[1.5]",
+            "spec.l[3].n",
+            "spec.missing.deeper",
+            "",
+            "spec.l[1].n",
+        ];
+        let mut locator = Locator::new(root.root());
+        for path in paths {
+            let (a, b) = (locate(root.root(), path), locator.locate(path));
+            assert_eq!((a.span, a.key_span, a.exact, a.node), (b.span, b.key_span, b.exact, b.node), "{path}");
+        }
     }
 
     #[test]

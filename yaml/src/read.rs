@@ -10,7 +10,7 @@ use hpa_core::api::decode::{self, Decode, DecodeError, DecodeErrorKind, DecodeOp
 
 use std::collections::HashSet;
 
-use crate::{Document, Node, NodeKind, NodeSource, Scalar, Span, SyntaxError, locate, parse};
+use crate::{Document, Locator, Node, NodeKind, NodeSource, Scalar, Span, SyntaxError, parse};
 
 /// The most entries a mapping may have for [`duplicate_keys`] to compare its keys pairwise
 /// rather than keep a set of them.
@@ -125,10 +125,11 @@ pub fn decode_node_every_error<T: Decode + Default>(
 /// The decoder's `errors` on `node`, each at its place (an unknown or duplicate field at its
 /// key, any other at its value) in plain words ([`plain_message`]).
 fn located(node: Node<'_>, errors: Vec<DecodeError>) -> Vec<ReadError> {
+    let mut locator = Locator::new(node);
     errors
         .into_iter()
         .map(|e| {
-            let l = locate(node, &e.path);
+            let l = locator.locate(&e.path);
             let span = if e.kind.is_strict() { l.key_span.unwrap_or(l.span) } else { l.span };
             let message = plain_message(&e, l.node.filter(|_| l.exact));
             ReadError::at(ReadErrorKind::Decode(e.kind), span, e.path, message)

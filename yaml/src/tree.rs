@@ -14,6 +14,7 @@
 //! [`Node::span`], [`Node::to_json`].
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -314,6 +315,22 @@ impl<'a> Node<'a> {
                 Cow::Owned(s) => Cow::Owned(s.into_bytes()),
             },
         }
+    }
+
+    /// Which node this is, among the nodes of its tree (the place of its slot): the key of
+    /// [`crate::Locator`]'s indexes.
+    pub(crate) fn id(self) -> usize {
+        self.slots.as_ptr() as usize
+    }
+
+    /// A mapping's entries by key, as [`Node::entry`] finds them (the last of a key given
+    /// twice); empty for anything else.
+    pub(crate) fn entry_index(self) -> HashMap<Cow<'a, [u8]>, Entry<'a>> {
+        let mut index = HashMap::new();
+        for e in self.entries().into_iter().flatten() {
+            index.insert(e.key.key_bytes(), e);
+        }
+        index
     }
 
     /// The value of `key` in a mapping.

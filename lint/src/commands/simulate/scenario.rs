@@ -614,7 +614,10 @@ fn template_spec(
     path: &str,
     errs: &mut Vec<ScenarioError>,
 ) -> Option<TemplateSpec> {
-    let at = |p: &str| hpa_yaml::locate(root, p).span;
+    // One locator for all: a problem per container, each located from the root, would walk
+    // the containers before it every time.
+    let mut locator = hpa_yaml::Locator::new(root);
+    let mut at = |p: &str| locator.locate(p).span;
     let (spec, path) = match file.spec {
         Some(spec) => {
             let own = [
@@ -869,9 +872,12 @@ pub fn parse(root: Node<'_>) -> Result<Scenario, Vec<ScenarioError>> {
 /// nodes: the decoded mapping is sorted), with where each is written.
 fn load(entries: Vec<LoadEntryFile>, root: Node<'_>, errs: &mut Vec<ScenarioError>) -> Vec<LoadEntry> {
     let mut out: Vec<LoadEntry> = Vec::new();
+    // One locator for every entry: `load[i]` located from the root each time would walk the
+    // entries before it, quadratic in a long load.
+    let mut locator = hpa_yaml::Locator::new(root);
     for (i, entry) in entries.into_iter().enumerate() {
         let path = format!("load[{i}]");
-        let item = hpa_yaml::locate(root, &path);
+        let item = locator.locate(&path);
         let Some(Millis(at_ms)) = entry.at else {
             errs.push(ScenarioError::new(
                 item.span,
@@ -879,7 +885,7 @@ fn load(entries: Vec<LoadEntryFile>, root: Node<'_>, errs: &mut Vec<ScenarioErro
             ));
             continue;
         };
-        let at = Spanned { value: at_ms, span: hpa_yaml::locate(root, &format!("{path}.at")).span };
+        let at = Spanned { value: at_ms, span: locator.locate(&format!("{path}.at")).span };
         if let Some(prev) = out.last()
             && at.value <= prev.at_ms.value
         {
