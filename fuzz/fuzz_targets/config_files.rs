@@ -30,6 +30,7 @@ use std::sync::LazyLock;
 use clap::Parser;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::features::{FeatureGates, KubernetesVersion};
+use hpa_fuzz::Lines;
 use hpa_lint::source;
 use hpa_webhook::export::{self, ExportOptions};
 use hpa_webhook::policy::{Policy, PolicyError};
@@ -52,7 +53,7 @@ spec:
 fuzz_target!(|data: &[u8]| {
     let path = &*SCRATCH;
     std::fs::write(path, data).expect("the scratch file is writable");
-    let lines = Lines::of(data);
+    let lines = Lines::of_text(&String::from_utf8_lossy(data));
     lint_config(data, path, &lines);
     policy(data, path, &lines);
 });
@@ -243,41 +244,5 @@ fn line_column(text: &str) -> (u64, u64) {
     match (numbers.next(), numbers.next()) {
         (Some(Ok(line)), Some(Ok(column))) => (line, column),
         _ => panic!("no line:column in {text:?}"),
-    }
-}
-
-/// The length in characters of each line of the input, as YAML counts lines (`\n`, `\r\n`
-/// and a lone `\r` end one), after a byte-order mark.
-struct Lines(Vec<u64>);
-
-impl Lines {
-    fn of(data: &[u8]) -> Lines {
-        let text = String::from_utf8_lossy(data);
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let mut lengths = vec![0u64];
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\r' => {
-                    if chars.peek() == Some(&'\n') {
-                        chars.next();
-                    }
-                    lengths.push(0);
-                }
-                '\n' => lengths.push(0),
-                _ => *lengths.last_mut().expect("never empty") += 1,
-            }
-        }
-        Lines(lengths)
-    }
-
-    /// A 1-based (line, column) must name a character of the input, or the end of a line.
-    fn check(&self, (line, column): (u64, u64), what: &str) {
-        assert!(line >= 1 && column >= 1, "position {line}:{column} is not 1-based: {what}");
-        let index = usize::try_from(line - 1).expect("small");
-        let Some(&length) = self.0.get(index) else {
-            panic!("line {line} is past the end of the input ({} lines): {what}", self.0.len())
-        };
-        assert!(column <= length + 1, "column {column} is past the end of line {line} ({length} characters): {what}");
     }
 }

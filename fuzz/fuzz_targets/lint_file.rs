@@ -11,11 +11,12 @@
 #![no_main]
 
 use clap::Parser;
+use hpa_fuzz::Lines;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let lines = Lines::of(data);
+    let lines = lines_of(data);
 
     let (code, out) = run(&["--no-config", "-o", "json", "-"], data);
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("lint output is not JSON ({e}):\n{out}"));
@@ -87,59 +88,30 @@ fn run_with_stderr(args: &[&str], stdin: &[u8]) -> (u8, String, String) {
     (code, text(out), text(err))
 }
 
-/// The length in characters of each line of the input (empty when it is not text).
-struct Lines(Vec<u64>);
-
-impl Lines {
-    fn of(data: &[u8]) -> Lines {
-        // UTF-16 with its byte order mark is read as text (as kubectl reads it).
-        // A lone surrogate and a last odd byte are U+FFFD.
-        let utf16 = |bytes: &[u8], unit: fn([u8; 2]) -> u16| {
-            let pairs = bytes.chunks_exact(2);
-            let odd = !pairs.remainder().is_empty();
-            let mut text: String =
-                char::decode_utf16(pairs.map(|c| unit([c[0], c[1]]))).map(|c| c.unwrap_or('\u{fffd}')).collect();
-            if odd {
-                text.push('\u{fffd}');
-            }
-            text
-        };
-        let decoded = match data {
-            [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes),
-            [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
-            _ => match std::str::from_utf8(data) {
-                Ok(text) => text.to_string(),
-                // Binary content (a NUL in bytes that are not UTF-8) is refused at 1:1.
-                Err(_) if data.contains(&0) => return Lines(vec![0]),
-                // Other bytes that are not UTF-8 are U+FFFD, as kubectl reads them.
-                Err(_) => String::from_utf8_lossy(data).into_owned(),
-            },
-        };
-        let text = decoded.strip_prefix('\u{feff}').unwrap_or(&decoded);
-        let mut lengths = vec![0u64];
-        let mut chars = text.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '\r' => {
-                    if chars.peek() == Some(&'\n') {
-                        chars.next();
-                    }
-                    lengths.push(0);
-                }
-                '\n' => lengths.push(0),
-                _ => *lengths.last_mut().expect("never empty") += 1,
-            }
+/// The lines of the input as hpa-lint reads it (none when it is not text).
+fn lines_of(data: &[u8]) -> Lines {
+    // UTF-16 with its byte order mark is read as text (as kubectl reads it).
+    // A lone surrogate and a last odd byte are U+FFFD.
+    let utf16 = |bytes: &[u8], unit: fn([u8; 2]) -> u16| {
+        let pairs = bytes.chunks_exact(2);
+        let odd = !pairs.remainder().is_empty();
+        let mut text: String =
+            char::decode_utf16(pairs.map(|c| unit([c[0], c[1]]))).map(|c| c.unwrap_or('\u{fffd}')).collect();
+        if odd {
+            text.push('\u{fffd}');
         }
-        Lines(lengths)
-    }
-
-    /// A 1-based (line, column) must name a character of the input, or the end of a line.
-    fn check(&self, (line, column): (u64, u64), what: &Value) {
-        assert!(line >= 1 && column >= 1, "position {line}:{column} is not 1-based: {what}");
-        let index = usize::try_from(line - 1).expect("small");
-        let Some(&length) = self.0.get(index) else {
-            panic!("line {line} is past the end of the input ({} lines): {what}", self.0.len())
-        };
-        assert!(column <= length + 1, "column {column} is past the end of line {line} ({length} characters): {what}");
-    }
+        text
+    };
+    let decoded = match data {
+        [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes),
+        [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
+        _ => match std::str::from_utf8(data) {
+            Ok(text) => text.to_string(),
+            // Binary content (a NUL in bytes that are not UTF-8) is refused at 1:1.
+            Err(_) if data.contains(&0) => return Lines::of_text(""),
+            // Other bytes that are not UTF-8 are U+FFFD, as kubectl reads them.
+            Err(_) => String::from_utf8_lossy(data).into_owned(),
+        },
+    };
+    Lines::of_text(&decoded)
 }
