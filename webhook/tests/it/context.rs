@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::support::{Certs, Conn, Server, response, review};
 
-struct Setup {
-    api: TestApiServer,
+pub(crate) struct Setup {
+    pub(crate) api: TestApiServer,
     certs: Certs,
     kubeconfig: PathBuf,
     _dir: tempfile::TempDir,
@@ -22,7 +22,7 @@ struct Setup {
 
 /// The test API server holding `requests-missing` in namespace `shop` (its HPAs left out: the
 /// tests create them), and certificates for the webhook.
-async fn setup() -> (Setup, Vec<Value>) {
+pub(crate) async fn setup() -> (Setup, Vec<Value>) {
     let api = TestApiServer::start().await;
     let objects = in_namespace(fixtures::cluster_fixture("requests-missing"), "shop");
     let others: Vec<Value> = objects.iter().filter(|o| o["kind"] != "HorizontalPodAutoscaler").cloned().collect();
@@ -36,7 +36,7 @@ async fn setup() -> (Setup, Vec<Value>) {
 
 impl Setup {
     /// The webhook watching the test API server, once /readyz says it has synced.
-    async fn webhook(&self, extra: &[&str]) -> (Server, Conn) {
+    pub(crate) async fn webhook(&self, extra: &[&str]) -> (Server, Conn) {
         let kubeconfig = self.kubeconfig.display().to_string();
         let mut flags = vec!["--context-cache", "true", "--kubeconfig", &kubeconfig, "--context-sync-timeout", "30s"];
         flags.extend_from_slice(extra);
@@ -79,7 +79,7 @@ async fn findings_total(conn: &mut Conn, rule: &str) -> u64 {
     text.lines().find_map(|l| l.strip_prefix(&prefix)).map_or(0, |v| v.trim().parse().unwrap())
 }
 
-fn warnings(answer: &Value) -> Vec<String> {
+pub(crate) fn warnings(answer: &Value) -> Vec<String> {
     response(answer)["warnings"]
         .as_array()
         .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
