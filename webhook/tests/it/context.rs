@@ -1597,3 +1597,147 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
     assert_eq!(rollouts(&s), listed, "no LIST by name: the Rollout is in the cache");
     server.stop().await;
 }
+
+/// The workload side on a fresh world: a StatefulSet `orders` scaled by HPA `orders-hpa` on
+/// memory utilization and on the cpu of its container `app` (`ContainerResource`), a Rollout
+/// `pay` scaled on cpu utilization, and a Deployment `lonely` no HPA scales. Each write that
+/// breaks an HPA is warned on, naming it; the writes that break nothing are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_side_warns_each_write_that_breaks_an_hpa_and_no_other() {
+    let (s, _) = setup().await;
+    s.api.install("rollouts");
+    s.api.install("verticalpodautoscalers");
+    let template = |labels: Value| {
+        json!({"metadata": {"labels": labels}, "spec": {"containers": [
+            {"name": "app", "image": "ghcr.io/example/orders:2.1",
+                "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}},
+            {"name": "log", "image": "fluent-bit", "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}}}]}})
+    };
+    let orders = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "orders", "namespace": "shop"},
+        "spec": {"serviceName": "orders", "selector": {"matchLabels": {"app": "orders"}},
+            "template": template(json!({"app": "orders"}))}});
+    let pay = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "pay", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "pay"}}, "template": template(json!({"app": "pay"})),
+            "strategy": {"canary": {"steps": [{"setWeight": 20}]}}}});
+    let lonely = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "lonely", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "lonely"}}, "template": template(json!({"app": "lonely"}))}});
+    let orders_hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "orders-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "orders"},
+            "minReplicas": 3, "maxReplicas": 12, "metrics": [
+                {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization", "averageUtilization": 70}}},
+                {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let pay_hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "pay-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "pay"},
+            "minReplicas": 2, "maxReplicas": 6, "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let stored = s.api.apply(&[orders, pay, lonely, orders_hpa, pay_hpa]);
+    let (orders, pay, lonely) = (stored[0].clone(), stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&[]).await;
+    let statefulsets = ("apps", "v1", "statefulsets");
+    let rollouts = ("argoproj.io", "v1alpha1", "rollouts");
+    async fn said(conn: &mut Conn, review: &Value) -> Vec<String> {
+        let answer = conn.review("/validate-workloads", review).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        warnings(&answer)
+    }
+    // Some warnings, each of them `prefix` (a rule may say one thing per metric).
+    let one = |found: Vec<String>, prefix: &str| {
+        assert!(!found.is_empty() && found.iter().all(|w| w.starts_with(prefix)), "expected {prefix:?}: {found:?}");
+    };
+
+    // (a) A StatefulSet dropping the memory request of its sidecar: HPA201, naming the HPA.
+    let mut dropped = orders.clone();
+    dropped["spec"]["template"]["spec"]["containers"][1]["resources"] = json!({"requests": {"cpu": "10m"}});
+    let update = workload_review("a1", "UPDATE", statefulsets, &dropped, Some(&orders));
+    one(said(&mut conn, &update).await, "HPA orders-hpa: HPA201 missing-resource-request:");
+    // The same on a Rollout, its cpu request.
+    let mut dropped_pay = pay.clone();
+    dropped_pay["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({"requests": {"memory": "256Mi"}});
+    let update_pay = workload_review("a2", "UPDATE", rollouts, &dropped_pay, Some(&pay));
+    one(said(&mut conn, &update_pay).await, "HPA pay-hpa: HPA201 missing-resource-request:");
+    // A server-side dry run says what the write would break (`kubectl apply --dry-run=server`,
+    // `kubectl diff` show admission warnings): the same warning.
+    let mut dry = update.clone();
+    dry["request"]["dryRun"] = json!(true);
+    one(said(&mut conn, &dry).await, "HPA orders-hpa: HPA201 missing-resource-request:");
+    // The same write to the `status` subresource, or the object's DELETE: not checked.
+    let mut status = update.clone();
+    status["request"]["subResource"] = json!("status");
+    assert_eq!(said(&mut conn, &status).await, Vec::<String>::new());
+    let delete = workload_review("a3", "DELETE", statefulsets, &Value::Null, Some(&orders));
+    assert_eq!(said(&mut conn, &delete).await, Vec::<String>::new());
+    // The same drop on a Deployment no HPA scales, and a write that changes nothing an HPA
+    // reads (a label, an image): nothing to say.
+    let mut dropped_lonely = lonely.clone();
+    dropped_lonely["spec"]["template"]["spec"]["containers"][1]["resources"] = json!({});
+    let deployments = ("apps", "v1", "deployments");
+    let review = workload_review("a4", "UPDATE", deployments, &dropped_lonely, Some(&lonely));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut relabeled = orders.clone();
+    relabeled["metadata"]["labels"] = json!({"team": "checkout"});
+    relabeled["spec"]["template"]["spec"]["containers"][0]["image"] = json!("ghcr.io/example/orders:2.2");
+    let review = workload_review("a5", "UPDATE", statefulsets, &relabeled, Some(&orders));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+
+    // (b) spec.replicas: the HPA controller's write through the scale subresource is not
+    // checked; the next write of the StatefulSet that leaves replicas to the HPA (kube-apiserver
+    // keeps the HPA controller as its owner) says nothing; a GitOps apply that takes
+    // spec.replicas over is HPA410, naming the HPA.
+    let scaled = s.api.scale_as_hpa("apps", "statefulsets", "shop", "orders", 5);
+    let scale = json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+        "metadata": {"name": "orders", "namespace": "shop"}, "spec": {"replicas": 5}});
+    let mut review = workload_review("b1", "UPDATE", statefulsets, &scale, Some(&scale));
+    review["request"]["subResource"] = json!("scale");
+    review["request"]["kind"] = json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut touched = scaled.clone();
+    touched["metadata"]["labels"] = json!({"team": "checkout"});
+    let review = workload_review("b2", "UPDATE", statefulsets, &touched, Some(&scaled));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut manifest = find(&stored, "StatefulSet", "orders").clone();
+    manifest["spec"]["replicas"] = json!(3);
+    let mut gitops = scaled.clone();
+    gitops["spec"]["replicas"] = json!(3);
+    gitops["metadata"]["managedFields"] = json!([{
+        "manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+        "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&manifest),
+    }]);
+    let review = workload_review("b3", "UPDATE", statefulsets, &gitops, Some(&scaled));
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA410 workload-sets-replicas:");
+
+    // (c) The container the ContainerResource metric names, renamed: HPA202.
+    let mut renamed = orders.clone();
+    renamed["spec"]["template"]["spec"]["containers"][0]["name"] = json!("server");
+    let review = workload_review("c1", "UPDATE", statefulsets, &renamed, Some(&orders));
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA202 unknown-container:");
+
+    // (d) A VPA in Auto mode on the StatefulSet (controlling memory and cpu, which the HPA scales
+    // on): HPA408; in Off mode (recommendations only), nothing.
+    let vpa = |mode: &str| {
+        json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "orders-vpa", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "orders"},
+                "updatePolicy": {"updateMode": mode}}})
+    };
+    let vpas = ("autoscaling.k8s.io", "v1", "verticalpodautoscalers");
+    let review = workload_review("d1", "CREATE", vpas, &vpa("Auto"), None);
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA408 vpa-conflict:");
+    let review = workload_review("d2", "CREATE", vpas, &vpa("Off"), None);
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+
+    // (e) A PDB over the Rollout's pods allowing no eviction at minReplicas 2 (minAvailable 2):
+    // HPA104; one allowing one (minAvailable 1): nothing.
+    let pdb = |min: i64| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pay", "namespace": "shop"},
+            "spec": {"minAvailable": min, "selector": {"matchLabels": {"app": "pay"}}}})
+    };
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let review = workload_review("e1", "CREATE", pdbs, &pdb(2), None);
+    one(said(&mut conn, &review).await, "HPA pay-hpa: HPA104 min-replicas-blocked-by-pdb:");
+    let review = workload_review("e2", "CREATE", pdbs, &pdb(1), None);
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    server.stop().await;
+}
