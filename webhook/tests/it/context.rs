@@ -1741,3 +1741,78 @@ async fn the_workload_side_warns_each_write_that_breaks_an_hpa_and_no_other() {
     assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
     server.stop().await;
 }
+
+/// `denyRules` per namespace, on a rule other than HPA201 and chosen by a namespace selector:
+/// HPA407 (a second HPA on one Deployment) denies in the production namespace and warns in the
+/// other; the API server gone, the view goes stale: every request is still answered, the
+/// cross-object rule neither denies nor warns (the answer and /metrics say the view is stale),
+/// while a single-object rule the same policy denies (HPA101) still denies, as it reads only the
+/// HPA.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deny_rules_by_namespace_and_never_on_a_stale_view() {
+    let (s, _) = setup().await;
+    let policy = write_policy(
+        &s,
+        "policy.yaml",
+        "namespaceLabels:\n  team-a: {tier: production}\nrules:\n  - name: production\n    namespaceSelector: {matchLabels: {tier: production}}\n    denyRules: [conflicting-hpas, HPA101]\n",
+    );
+    let hpa_in = |namespace: &str, name: &str, min: i64, max: i64| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "front"},
+                "minReplicas": min, "maxReplicas": max, "metrics": [{"type": "Resource",
+                    "resource": {"name": "memory", "target": {"type": "Utilization", "averageUtilization": 80}}}]}})
+    };
+    for namespace in ["team-a", "team-b"] {
+        let front = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "front", "namespace": namespace},
+            "spec": {"selector": {"matchLabels": {"app": "front"}}, "template": {"metadata": {"labels": {"app": "front"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"memory": "64Mi"}}}]}}}});
+        s.api.apply(&[front, hpa_in(namespace, "front-old", 2, 6)]);
+    }
+    s.api.set_bookmark_interval(Duration::from_millis(50));
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "300ms", "--policy", &policy]).await;
+
+    // Fresh: denied in team-a (HPA407, in the policy's words), warned in team-b.
+    let second = hpa_in("team-a", "front", 2, 6);
+    let answer = conn.review("/validate", &review("n1", "CREATE", &second, None)).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("Forbidden: HPA407 conflicting-hpas: "), "{message}");
+    assert!(message.contains("(organization policy: rule \"production\" denies HPA407)"), "{message}");
+    let answer = conn.review("/validate", &review("n2", "CREATE", &hpa_in("team-b", "front", 2, 6), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA407 conflicting-hpas: ")), "{answer}");
+    let pinned = hpa_in("team-a", "front", 4, 4);
+
+    s.api.kill();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 0;
+    loop {
+        n += 1;
+        let answer = conn.review("/validate", &review(&format!("n3-{n}"), "CREATE", &second, None)).await.unwrap();
+        if response(&answer)["allowed"] == false {
+            assert!(Instant::now() < deadline, "the view never became stale");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        let found = warnings(&answer);
+        assert!(
+            found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped)")),
+            "{found:?}"
+        );
+        assert!(!found.iter().any(|w| w.starts_with("HPA407")), "{found:?}");
+        break;
+    }
+    // HPA101 reads the HPA alone: denied on a stale view as on a fresh one.
+    let answer = conn.review("/validate", &review("n4", "CREATE", &pinned, None)).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("HPA101 min-replicas-equals-max: "), "{message}");
+    assert!(!message.contains("HPA407"), "{message}");
+    let text = scrape(&mut conn).await;
+    let stale = metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate\"}");
+    assert!(stale.is_some_and(|n| n >= 2.0), "{text}");
+    server.stop().await;
+}
