@@ -1816,3 +1816,92 @@ async fn deny_rules_by_namespace_and_never_on_a_stale_view() {
     assert!(stale.is_some_and(|n| n >= 2.0), "{text}");
     server.stop().await;
 }
+
+/// The workload side on CREATEs and on UPDATEs of the objects around an HPA: a Deployment
+/// created (under an HPA that waits for it) without the request its metric needs, or with
+/// `spec.replicas` by client-side `kubectl apply`; a PDB whose UPDATE starts selecting the
+/// HPA's pods; a VPA switched from `Off` to `Auto`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_side_on_creates_and_updates_of_what_surrounds_an_hpa() {
+    let (s, _) = setup().await;
+    s.api.install("verticalpodautoscalers");
+    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "media-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "media"},
+            "minReplicas": 2, "maxReplicas": 10, "metrics": [{"type": "Resource",
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 65}}}]}});
+    let vpa = |mode: &str| {
+        json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "media"},
+                "updatePolicy": {"updateMode": mode}}})
+    };
+    let pdb = |app: &str| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": app}}}})
+    };
+    let stored = s.api.apply(&[hpa, vpa("Off"), pdb("other")]);
+    let (old_vpa, old_pdb) = (stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&[]).await;
+    async fn said(conn: &mut Conn, review: &Value) -> Vec<String> {
+        let answer = conn.review("/validate-workloads", review).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        warnings(&answer)
+    }
+    let deployment = |requests: Value, replicas: Option<i64>| {
+        let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "media"}}, "template": {"metadata": {"labels": {"app": "media"}},
+                "spec": {"containers": [{"name": "transcode", "image": "ffmpeg", "resources": {"requests": requests}}]}}}});
+        if let Some(n) = replicas {
+            d["spec"]["replicas"] = json!(n);
+        }
+        d
+    };
+    let deployments = ("apps", "v1", "deployments");
+    let has = |found: &[String], prefix: &str| found.iter().any(|w| w.starts_with(prefix));
+
+    // A Deployment created without its cpu request: HPA201 naming the HPA (not HPA403, which
+    // the HPA had before the write and no longer has).
+    let created = deployment(json!({"memory": "1Gi"}), None);
+    let found = said(&mut conn, &workload_review("k1", "CREATE", deployments, &created, None)).await;
+    assert!(has(&found, "HPA media-hpa: HPA201 missing-resource-request:"), "{found:?}");
+    assert!(!found.iter().any(|w| w.contains("HPA403")), "{found:?}");
+    // Created with its request and replicas: 3 by client-side `kubectl apply` (its managed
+    // fields as kube-apiserver set them before admission): HPA410 naming the HPA, no HPA201.
+    let mut with_replicas = deployment(json!({"cpu": "500m"}), Some(3));
+    with_replicas["metadata"]["managedFields"] = json!([{
+        "manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1",
+        "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&with_replicas),
+    }]);
+    let found = said(&mut conn, &workload_review("k2", "CREATE", deployments, &with_replicas, None)).await;
+    assert!(has(&found, "HPA media-hpa: HPA410 workload-sets-replicas:"), "{found:?}");
+    assert!(!has(&found, "HPA media-hpa: HPA201"), "{found:?}");
+    // Created as the HPA needs it: nothing.
+    let clean = deployment(json!({"cpu": "500m"}), None);
+    let found = said(&mut conn, &workload_review("k3", "CREATE", deployments, &clean, None)).await;
+    assert_eq!(found, Vec::<String>::new());
+
+    // The Deployment stored: the PDB, updated to select its pods, blocks every eviction at
+    // minReplicas (HPA104); the VPA switched from Off to Auto sets the cpu requests the HPA
+    // scales on (HPA408).
+    s.api.apply(&[clean]);
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let mut review = workload_review("k4", "UPDATE", pdbs, &pdb("media"), Some(&old_pdb));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found = said(&mut conn, &review).await;
+        if has(&found, "HPA media-hpa: HPA104 min-replicas-blocked-by-pdb:") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no HPA104: {found:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        review["request"]["uid"] = json!("k4b");
+    }
+    let vpas = ("autoscaling.k8s.io", "v1", "verticalpodautoscalers");
+    let found = said(&mut conn, &workload_review("k5", "UPDATE", vpas, &vpa("Auto"), Some(&old_vpa))).await;
+    assert!(has(&found, "HPA media-hpa: HPA408 vpa-conflict:"), "{found:?}");
+    // The VPA's own unchanged re-apply in Off mode: nothing.
+    let found = said(&mut conn, &workload_review("k6", "UPDATE", vpas, &old_vpa, Some(&old_vpa))).await;
+    assert_eq!(found, Vec::<String>::new());
+    server.stop().await;
+}
