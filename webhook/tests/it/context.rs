@@ -1905,3 +1905,44 @@ async fn the_workload_side_on_creates_and_updates_of_what_surrounds_an_hpa() {
     assert_eq!(found, Vec::<String>::new());
     server.stop().await;
 }
+
+/// `denyRules` on an HPA UPDATE ratchet as kube-apiserver's own validation does: an update of an
+/// HPA that already had the finding (a `maxReplicas` change) is admitted with the warning; an
+/// update that brings it (a memory utilization metric on a Deployment without memory
+/// requests) is denied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deny_rules_on_an_hpa_update_deny_only_what_the_update_brings() {
+    let (s, _) = setup().await;
+    let policy = write_policy(&s, "policy.yaml", "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [HPA201]\n");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "thumbs", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "thumbs"}}, "template": {"metadata": {"labels": {"app": "thumbs"}},
+            "spec": {"containers": [{"name": "resize", "image": "imagemagick", "resources": {"requests": {"cpu": "1"}}}]}}}});
+    let metric = |resource: &str| {
+        json!({"type": "Resource", "resource": {"name": resource, "target": {"type": "Utilization", "averageUtilization": 70}}})
+    };
+    let mut hpa = cpu_hpa("thumbs");
+    let mut legacy = cpu_hpa("thumbs-legacy");
+    legacy["spec"]["scaleTargetRef"]["name"] = json!("thumbs");
+    legacy["spec"]["metrics"] = json!([metric("memory")]);
+    hpa["spec"]["metrics"] = json!([metric("cpu")]);
+    // The legacy HPA was stored before the policy (or the Deployment's memory request dropped
+    // since): it has HPA201 (and HPA407 with `thumbs`, which the policy does not deny).
+    let stored = s.api.apply(&[deployment, hpa.clone(), legacy]);
+    let (hpa, legacy) = (stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+
+    let mut bigger = legacy.clone();
+    bigger["spec"]["maxReplicas"] = json!(20);
+    let answer = conn.review("/validate", &review("u1", "UPDATE", &bigger, Some(&legacy))).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA201 missing-resource-request: ")), "{answer}");
+
+    let mut on_memory = hpa.clone();
+    on_memory["spec"]["metrics"] = json!([metric("cpu"), metric("memory")]);
+    let answer = conn.review("/validate", &review("u2", "UPDATE", &on_memory, Some(&hpa))).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("spec.metrics[1].resource.target.averageUtilization: Forbidden: HPA201 "), "{message}");
+    server.stop().await;
+}
