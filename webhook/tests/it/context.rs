@@ -1946,3 +1946,74 @@ async fn deny_rules_on_an_hpa_update_deny_only_what_the_update_brings() {
     assert!(message.contains("spec.metrics[1].resource.target.averageUtilization: Forbidden: HPA201 "), "{message}");
     server.stop().await;
 }
+
+/// A `410 Gone` through the webhook: the history compacted, each watch renewed from its older
+/// resourceVersion relists. Throughout, every review is answered from the view it had (the
+/// previous list is kept while the kind relists): the same HPA201 warning, the same denial
+/// where the policy denies it, and never the stale warning; a Deployment fixed in the API server
+/// meanwhile is seen once relisted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_watch_relists_without_a_stale_answer() {
+    let (s, objects) = setup().await;
+    let policy = deny_hpa201(&s);
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "2s", "--policy", &policy]).await;
+    let web = hpa(&objects, "web");
+    let mut elsewhere = web.clone();
+    elsewhere["metadata"]["namespace"] = json!("outlet");
+    s.api.apply(&[json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "outlet"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}})]);
+    let lists = |s: &Setup| {
+        s.api
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/apis/apps/v1/deployments" && !r.query.contains("watch=true"))
+            .count()
+    };
+    // Until the cache has the new Deployment in `outlet`.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !warnings(&conn.review("/validate", &review("g0", "CREATE", &elsewhere, None)).await.unwrap())
+        .iter()
+        .any(|w| w.starts_with("HPA201"))
+    {
+        assert!(Instant::now() < deadline, "the Deployment in outlet was not seen");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let listed = lists(&s);
+    // A write of another kind, then a compaction: the Deployments' watch, renewed from its own
+    // (older) resourceVersion, gets `410 Gone`.
+    s.api.apply(&[json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "elsewhere"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}})]);
+    s.api.compact();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut n = 0;
+    while lists(&s) == listed || n < 10 {
+        n += 1;
+        // Denied in shop (the policy), warned in outlet: never stale, never failed.
+        let answer = conn.review("/validate", &review(&format!("g{n}"), "CREATE", &web, None)).await.unwrap();
+        let r = response(&answer);
+        assert_eq!(r["allowed"], false, "{answer}");
+        assert!(r["status"]["message"].as_str().unwrap().contains("Forbidden: HPA201 "), "{answer}");
+        let answer = conn.review("/validate", &review(&format!("o{n}"), "CREATE", &elsewhere, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        let found = warnings(&answer);
+        assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request: ")), "{found:?}");
+        assert!(!found.iter().any(|w| w.starts_with("hpa-webhook checked")), "{found:?}");
+        assert!(Instant::now() < deadline, "no relist of Deployments within 15 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Fixed after the relist: seen, as any change.
+    let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("g-fixed", "CREATE", &web, None)).await.unwrap();
+        if response(&answer)["allowed"] == true {
+            assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA201")), "{answer}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the fixed Deployment was not seen after the relist");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
