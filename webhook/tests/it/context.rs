@@ -2017,3 +2017,50 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
     }
     server.stop().await;
 }
+
+/// A cache that never syncs a kind (the Deployments' list answers 500 from the start): past
+/// `--context-sync-timeout` the server reports ready and answers every review with the HPA
+/// checked alone, saying why, counting it, and never denying on the rule the policy denies; the
+/// workload side admits without checking, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kind_that_never_syncs_leaves_single_object_checks_after_the_sync_timeout() {
+    let (s, objects) = setup().await;
+    s.api.fault("/apis/apps/v1/deployments", Fault::ListStatus(500, "etcd is down".into()));
+    let policy = deny_hpa201(&s);
+    let kubeconfig = s.kubeconfig.display().to_string();
+    let flags =
+        ["--context-cache", "true", "--kubeconfig", &kubeconfig, "--context-sync-timeout", "300ms", "--policy", &policy];
+    let server = Server::start(&s.certs, &flags).await;
+    let mut conn = s.certs.client().connect(server.addr).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while conn.send("GET", "/readyz", Vec::new()).await.unwrap().0 != 200 {
+        assert!(Instant::now() < deadline, "not ready past the sync timeout");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let web = hpa(&objects, "web");
+    let answer = conn.review("/validate", &review("y1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(
+        found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): ")
+            && w.contains("deployments.apps")),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
+    let deployment = find(&objects, "Deployment", "web");
+    let write = workload_review("y2", "UPDATE", ("apps", "v1", "deployments"), deployment, Some(deployment));
+    let answer = conn.review("/validate-workloads", &write).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(
+        found.len() == 1
+            && found[0].starts_with("hpa-webhook checked this write against no HPA (cross-object checks skipped): "),
+        "{found:?}"
+    );
+    let text = scrape(&mut conn).await;
+    for endpoint in ["validate", "validate_workloads"] {
+        let name = format!("hpa_webhook_context_stale_views_total{{endpoint=\"{endpoint}\"}}");
+        assert!(metric(&text, &name).is_some_and(|n| n >= 1.0), "{name} in\n{text}");
+    }
+    server.stop().await;
+}
