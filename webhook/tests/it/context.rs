@@ -2064,3 +2064,35 @@ async fn a_kind_that_never_syncs_leaves_single_object_checks_after_the_sync_time
     }
     server.stop().await;
 }
+
+/// A write that breaks an HPA already broken: the HPA had HPA201 for one container; a write
+/// that drops the request of another container is warned on (a finding the HPA did not have),
+/// a write that changes nothing an HPA reads is not (the finding it had is not this write's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_breaks_an_already_broken_hpa_further_is_warned_on() {
+    let (s, _) = setup().await;
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "feed", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "feed"}}, "template": {"metadata": {"labels": {"app": "feed"}},
+            "spec": {"containers": [
+                {"name": "api", "image": "feed:1", "resources": {"requests": {"cpu": "100m"}}},
+                {"name": "cache", "image": "redis", "resources": {"requests": {"memory": "64Mi"}}},
+                {"name": "agent", "image": "datadog", "resources": {"requests": {"cpu": "10m"}}}]}}}});
+    let stored = s.api.apply(&[deployment, cpu_hpa("feed")]).remove(0);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let deployments = ("apps", "v1", "deployments");
+    let mut dropped = stored.clone();
+    dropped["spec"]["template"]["spec"]["containers"][2]["resources"] = json!({});
+    let answer =
+        conn.review("/validate-workloads", &workload_review("f1", "UPDATE", deployments, &dropped, Some(&stored))).await.unwrap();
+    let found = warnings(&answer);
+    assert!(
+        found.len() == 1 && found[0].starts_with("HPA feed: HPA201 ") && found[0].contains("\"agent\""),
+        "{found:?}"
+    );
+    let mut image = stored.clone();
+    image["spec"]["template"]["spec"]["containers"][0]["image"] = json!("feed:2");
+    let answer =
+        conn.review("/validate-workloads", &workload_review("f2", "UPDATE", deployments, &image, Some(&stored))).await.unwrap();
+    assert_eq!(warnings(&answer), Vec::<String>::new());
+    server.stop().await;
+}
