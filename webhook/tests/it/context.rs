@@ -1780,7 +1780,8 @@ async fn deny_rules_by_namespace_and_never_on_a_stale_view() {
     let message = r["status"]["message"].as_str().unwrap();
     assert!(message.contains("Forbidden: HPA407 conflicting-hpas: "), "{message}");
     assert!(message.contains("(organization policy: rule \"production\" denies HPA407)"), "{message}");
-    let answer = conn.review("/validate", &review("n2", "CREATE", &hpa_in("team-b", "front", 2, 6), None)).await.unwrap();
+    let answer =
+        conn.review("/validate", &review("n2", "CREATE", &hpa_in("team-b", "front", 2, 6), None)).await.unwrap();
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
     assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA407 conflicting-hpas: ")), "{answer}");
     let pinned = hpa_in("team-a", "front", 4, 4);
@@ -1913,13 +1914,12 @@ async fn the_workload_side_on_creates_and_updates_of_what_surrounds_an_hpa() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deny_rules_on_an_hpa_update_deny_only_what_the_update_brings() {
     let (s, _) = setup().await;
-    let policy = write_policy(&s, "policy.yaml", "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [HPA201]\n");
+    let policy =
+        write_policy(&s, "policy.yaml", "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [HPA201]\n");
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "thumbs", "namespace": "shop"},
         "spec": {"selector": {"matchLabels": {"app": "thumbs"}}, "template": {"metadata": {"labels": {"app": "thumbs"}},
             "spec": {"containers": [{"name": "resize", "image": "imagemagick", "resources": {"requests": {"cpu": "1"}}}]}}}});
-    let metric = |resource: &str| {
-        json!({"type": "Resource", "resource": {"name": resource, "target": {"type": "Utilization", "averageUtilization": 70}}})
-    };
+    let metric = |resource: &str| json!({"type": "Resource", "resource": {"name": resource, "target": {"type": "Utilization", "averageUtilization": 70}}});
     let mut hpa = cpu_hpa("thumbs");
     let mut legacy = cpu_hpa("thumbs-legacy");
     legacy["spec"]["scaleTargetRef"]["name"] = json!("thumbs");
@@ -1960,9 +1960,11 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
     let web = hpa(&objects, "web");
     let mut elsewhere = web.clone();
     elsewhere["metadata"]["namespace"] = json!("outlet");
-    s.api.apply(&[json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "outlet"},
+    s.api.apply(&[
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "outlet"},
         "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}})]);
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}),
+    ]);
     let lists = |s: &Setup| {
         s.api
             .requests()
@@ -1982,8 +1984,10 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
     let listed = lists(&s);
     // A write of another kind, then a compaction: the Deployments' watch, renewed from its own
     // (older) resourceVersion, gets `410 Gone`.
-    s.api.apply(&[json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "elsewhere"},
-        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}})]);
+    s.api.apply(&[
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "elsewhere"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}}),
+    ]);
     s.api.compact();
     let deadline = Instant::now() + Duration::from_secs(15);
     let mut n = 0;
@@ -2028,8 +2032,16 @@ async fn a_kind_that_never_syncs_leaves_single_object_checks_after_the_sync_time
     s.api.fault("/apis/apps/v1/deployments", Fault::ListStatus(500, "etcd is down".into()));
     let policy = deny_hpa201(&s);
     let kubeconfig = s.kubeconfig.display().to_string();
-    let flags =
-        ["--context-cache", "true", "--kubeconfig", &kubeconfig, "--context-sync-timeout", "300ms", "--policy", &policy];
+    let flags = [
+        "--context-cache",
+        "true",
+        "--kubeconfig",
+        &kubeconfig,
+        "--context-sync-timeout",
+        "300ms",
+        "--policy",
+        &policy,
+    ];
     let server = Server::start(&s.certs, &flags).await;
     let mut conn = s.certs.client().connect(server.addr).await.unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -2082,8 +2094,10 @@ async fn a_write_that_breaks_an_already_broken_hpa_further_is_warned_on() {
     let deployments = ("apps", "v1", "deployments");
     let mut dropped = stored.clone();
     dropped["spec"]["template"]["spec"]["containers"][2]["resources"] = json!({});
-    let answer =
-        conn.review("/validate-workloads", &workload_review("f1", "UPDATE", deployments, &dropped, Some(&stored))).await.unwrap();
+    let answer = conn
+        .review("/validate-workloads", &workload_review("f1", "UPDATE", deployments, &dropped, Some(&stored)))
+        .await
+        .unwrap();
     let found = warnings(&answer);
     assert!(
         found.len() == 1 && found[0].starts_with("HPA feed: HPA201 ") && found[0].contains("\"agent\""),
@@ -2091,8 +2105,10 @@ async fn a_write_that_breaks_an_already_broken_hpa_further_is_warned_on() {
     );
     let mut image = stored.clone();
     image["spec"]["template"]["spec"]["containers"][0]["image"] = json!("feed:2");
-    let answer =
-        conn.review("/validate-workloads", &workload_review("f2", "UPDATE", deployments, &image, Some(&stored))).await.unwrap();
+    let answer = conn
+        .review("/validate-workloads", &workload_review("f2", "UPDATE", deployments, &image, Some(&stored)))
+        .await
+        .unwrap();
     assert_eq!(warnings(&answer), Vec::<String>::new());
     server.stop().await;
 }

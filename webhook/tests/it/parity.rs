@@ -16,10 +16,14 @@
 //! - The webhook's IDs: those of its warnings (`HPA101 min-replicas-equals-max: ...`), and
 //!   `HPA000` when it denies the object with kube-apiserver's `Invalid` status.
 //! - The linter's IDs: its diagnostics on the HPA at warning severity or above (the webhook
-//!   turns informational findings into no warning), of the rules that need only the HPA (this
-//!   webhook has no view of the other objects).
+//!   turns informational findings into no warning), of the rules that need only the HPA (the
+//!   reviewer is called without a context cache here).
 //! - Objects kube-apiserver cannot decode, and versions the release no longer serves, never
 //!   reach a webhook: they are counted, not compared.
+//!
+//! The cross-object rules are compared on worlds of their own: `hpa-lint` on the objects as
+//! files against the real server with its context cache watching the same objects in the test
+//! API server (CREATE and UPDATE of the HPA): same rule IDs, same messages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -591,8 +595,9 @@ spec:
 /// The linter's diagnostics about HPA `name` of `objects` (files, one stream; the HPA last) of
 /// the cross-object rules, at warning severity or above, as admission warnings word them.
 fn lint_cross_object(objects: &[Value], name: &str) -> BTreeSet<String> {
-    let args = hpa_lint::cli::Args::try_parse_from(["hpa-lint", "--no-config", "-o", "json", "--fail-on", "never", "-"])
-        .unwrap();
+    let args =
+        hpa_lint::cli::Args::try_parse_from(["hpa-lint", "--no-config", "-o", "json", "--fail-on", "never", "-"])
+            .unwrap();
     let text: Vec<String> = objects.iter().map(Value::to_string).collect();
     let text = text.join("\n---\n");
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
