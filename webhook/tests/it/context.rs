@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::support::{Certs, Conn, Server, response, review};
 
-struct Setup {
-    api: TestApiServer,
+pub(crate) struct Setup {
+    pub(crate) api: TestApiServer,
     certs: Certs,
     kubeconfig: PathBuf,
     _dir: tempfile::TempDir,
@@ -22,7 +22,7 @@ struct Setup {
 
 /// The test API server holding `requests-missing` in namespace `shop` (its HPAs left out: the
 /// tests create them), and certificates for the webhook.
-async fn setup() -> (Setup, Vec<Value>) {
+pub(crate) async fn setup() -> (Setup, Vec<Value>) {
     let api = TestApiServer::start().await;
     let objects = in_namespace(fixtures::cluster_fixture("requests-missing"), "shop");
     let others: Vec<Value> = objects.iter().filter(|o| o["kind"] != "HorizontalPodAutoscaler").cloned().collect();
@@ -36,7 +36,7 @@ async fn setup() -> (Setup, Vec<Value>) {
 
 impl Setup {
     /// The webhook watching the test API server, once /readyz says it has synced.
-    async fn webhook(&self, extra: &[&str]) -> (Server, Conn) {
+    pub(crate) async fn webhook(&self, extra: &[&str]) -> (Server, Conn) {
         let kubeconfig = self.kubeconfig.display().to_string();
         let mut flags = vec!["--context-cache", "true", "--kubeconfig", &kubeconfig, "--context-sync-timeout", "30s"];
         flags.extend_from_slice(extra);
@@ -79,7 +79,7 @@ async fn findings_total(conn: &mut Conn, rule: &str) -> u64 {
     text.lines().find_map(|l| l.strip_prefix(&prefix)).map_or(0, |v| v.trim().parse().unwrap())
 }
 
-fn warnings(answer: &Value) -> Vec<String> {
+pub(crate) fn warnings(answer: &Value) -> Vec<String> {
     response(answer)["warnings"]
         .as_array()
         .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
@@ -1595,5 +1595,520 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
     assert_eq!(response(&answer)["allowed"], true, "{answer}");
     assert_eq!(warnings(&answer), Vec::<String>::new(), "{answer}");
     assert_eq!(rollouts(&s), listed, "no LIST by name: the Rollout is in the cache");
+    server.stop().await;
+}
+
+/// The workload side on a fresh world: a StatefulSet `orders` scaled by HPA `orders-hpa` on
+/// memory utilization and on the cpu of its container `app` (`ContainerResource`), a Rollout
+/// `pay` scaled on cpu utilization, and a Deployment `lonely` no HPA scales. Each write that
+/// breaks an HPA is warned on, naming it; the writes that break nothing are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_side_warns_each_write_that_breaks_an_hpa_and_no_other() {
+    let (s, _) = setup().await;
+    s.api.install("rollouts");
+    s.api.install("verticalpodautoscalers");
+    let template = |labels: Value| {
+        json!({"metadata": {"labels": labels}, "spec": {"containers": [
+            {"name": "app", "image": "ghcr.io/example/orders:2.1",
+                "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}},
+            {"name": "log", "image": "fluent-bit", "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}}}]}})
+    };
+    let orders = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "orders", "namespace": "shop"},
+        "spec": {"serviceName": "orders", "selector": {"matchLabels": {"app": "orders"}},
+            "template": template(json!({"app": "orders"}))}});
+    let pay = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "pay", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "pay"}}, "template": template(json!({"app": "pay"})),
+            "strategy": {"canary": {"steps": [{"setWeight": 20}]}}}});
+    let lonely = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "lonely", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "lonely"}}, "template": template(json!({"app": "lonely"}))}});
+    let orders_hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "orders-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "orders"},
+            "minReplicas": 3, "maxReplicas": 12, "metrics": [
+                {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization", "averageUtilization": 70}}},
+                {"type": "ContainerResource", "containerResource": {"name": "cpu", "container": "app",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let pay_hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "pay-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "pay"},
+            "minReplicas": 2, "maxReplicas": 6, "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]}});
+    let stored = s.api.apply(&[orders, pay, lonely, orders_hpa, pay_hpa]);
+    let (orders, pay, lonely) = (stored[0].clone(), stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&[]).await;
+    let statefulsets = ("apps", "v1", "statefulsets");
+    let rollouts = ("argoproj.io", "v1alpha1", "rollouts");
+    async fn said(conn: &mut Conn, review: &Value) -> Vec<String> {
+        let answer = conn.review("/validate-workloads", review).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        warnings(&answer)
+    }
+    // Some warnings, each of them `prefix` (a rule may say one thing per metric).
+    let one = |found: Vec<String>, prefix: &str| {
+        assert!(!found.is_empty() && found.iter().all(|w| w.starts_with(prefix)), "expected {prefix:?}: {found:?}");
+    };
+
+    // (a) A StatefulSet dropping the memory request of its sidecar: HPA201, naming the HPA.
+    let mut dropped = orders.clone();
+    dropped["spec"]["template"]["spec"]["containers"][1]["resources"] = json!({"requests": {"cpu": "10m"}});
+    let update = workload_review("a1", "UPDATE", statefulsets, &dropped, Some(&orders));
+    one(said(&mut conn, &update).await, "HPA orders-hpa: HPA201 missing-resource-request:");
+    // The same on a Rollout, its cpu request.
+    let mut dropped_pay = pay.clone();
+    dropped_pay["spec"]["template"]["spec"]["containers"][0]["resources"] = json!({"requests": {"memory": "256Mi"}});
+    let update_pay = workload_review("a2", "UPDATE", rollouts, &dropped_pay, Some(&pay));
+    one(said(&mut conn, &update_pay).await, "HPA pay-hpa: HPA201 missing-resource-request:");
+    // A server-side dry run says what the write would break (`kubectl apply --dry-run=server`,
+    // `kubectl diff` show admission warnings): the same warning.
+    let mut dry = update.clone();
+    dry["request"]["dryRun"] = json!(true);
+    one(said(&mut conn, &dry).await, "HPA orders-hpa: HPA201 missing-resource-request:");
+    // The same write to the `status` subresource, or the object's DELETE: not checked.
+    let mut status = update.clone();
+    status["request"]["subResource"] = json!("status");
+    assert_eq!(said(&mut conn, &status).await, Vec::<String>::new());
+    let delete = workload_review("a3", "DELETE", statefulsets, &Value::Null, Some(&orders));
+    assert_eq!(said(&mut conn, &delete).await, Vec::<String>::new());
+    // The same drop on a Deployment no HPA scales, and a write that changes nothing an HPA
+    // reads (a label, an image): nothing to say.
+    let mut dropped_lonely = lonely.clone();
+    dropped_lonely["spec"]["template"]["spec"]["containers"][1]["resources"] = json!({});
+    let deployments = ("apps", "v1", "deployments");
+    let review = workload_review("a4", "UPDATE", deployments, &dropped_lonely, Some(&lonely));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut relabeled = orders.clone();
+    relabeled["metadata"]["labels"] = json!({"team": "checkout"});
+    relabeled["spec"]["template"]["spec"]["containers"][0]["image"] = json!("ghcr.io/example/orders:2.2");
+    let review = workload_review("a5", "UPDATE", statefulsets, &relabeled, Some(&orders));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+
+    // (b) spec.replicas: the HPA controller's write through the scale subresource is not
+    // checked; the next write of the StatefulSet that leaves replicas to the HPA (kube-apiserver
+    // keeps the HPA controller as its owner) says nothing; a GitOps apply that takes
+    // spec.replicas over is HPA410, naming the HPA.
+    let scaled = s.api.scale_as_hpa("apps", "statefulsets", "shop", "orders", 5);
+    let scale = json!({"apiVersion": "autoscaling/v1", "kind": "Scale",
+        "metadata": {"name": "orders", "namespace": "shop"}, "spec": {"replicas": 5}});
+    let mut review = workload_review("b1", "UPDATE", statefulsets, &scale, Some(&scale));
+    review["request"]["subResource"] = json!("scale");
+    review["request"]["kind"] = json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut touched = scaled.clone();
+    touched["metadata"]["labels"] = json!({"team": "checkout"});
+    let review = workload_review("b2", "UPDATE", statefulsets, &touched, Some(&scaled));
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    let mut manifest = find(&stored, "StatefulSet", "orders").clone();
+    manifest["spec"]["replicas"] = json!(3);
+    let mut gitops = scaled.clone();
+    gitops["spec"]["replicas"] = json!(3);
+    gitops["metadata"]["managedFields"] = json!([{
+        "manager": "argocd-controller", "operation": "Apply", "apiVersion": "apps/v1",
+        "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&manifest),
+    }]);
+    let review = workload_review("b3", "UPDATE", statefulsets, &gitops, Some(&scaled));
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA410 workload-sets-replicas:");
+
+    // (c) The container the ContainerResource metric names, renamed: HPA202.
+    let mut renamed = orders.clone();
+    renamed["spec"]["template"]["spec"]["containers"][0]["name"] = json!("server");
+    let review = workload_review("c1", "UPDATE", statefulsets, &renamed, Some(&orders));
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA202 unknown-container:");
+
+    // (d) A VPA in Auto mode on the StatefulSet (controlling memory and cpu, which the HPA scales
+    // on): HPA408; in Off mode (recommendations only), nothing.
+    let vpa = |mode: &str| {
+        json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "orders-vpa", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "orders"},
+                "updatePolicy": {"updateMode": mode}}})
+    };
+    let vpas = ("autoscaling.k8s.io", "v1", "verticalpodautoscalers");
+    let review = workload_review("d1", "CREATE", vpas, &vpa("Auto"), None);
+    one(said(&mut conn, &review).await, "HPA orders-hpa: HPA408 vpa-conflict:");
+    let review = workload_review("d2", "CREATE", vpas, &vpa("Off"), None);
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+
+    // (e) A PDB over the Rollout's pods allowing no eviction at minReplicas 2 (minAvailable 2):
+    // HPA104; one allowing one (minAvailable 1): nothing.
+    let pdb = |min: i64| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pay", "namespace": "shop"},
+            "spec": {"minAvailable": min, "selector": {"matchLabels": {"app": "pay"}}}})
+    };
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let review = workload_review("e1", "CREATE", pdbs, &pdb(2), None);
+    one(said(&mut conn, &review).await, "HPA pay-hpa: HPA104 min-replicas-blocked-by-pdb:");
+    let review = workload_review("e2", "CREATE", pdbs, &pdb(1), None);
+    assert_eq!(said(&mut conn, &review).await, Vec::<String>::new());
+    server.stop().await;
+}
+
+/// `denyRules` per namespace, on a rule other than HPA201 and chosen by a namespace selector:
+/// HPA407 (a second HPA on one Deployment) denies in the production namespace and warns in the
+/// other; the API server gone, the view goes stale: every request is still answered, the
+/// cross-object rule neither denies nor warns (the answer and /metrics say the view is stale),
+/// while a single-object rule the same policy denies (HPA101) still denies, as it reads only the
+/// HPA.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deny_rules_by_namespace_and_never_on_a_stale_view() {
+    let (s, _) = setup().await;
+    let policy = write_policy(
+        &s,
+        "policy.yaml",
+        "namespaceLabels:\n  team-a: {tier: production}\nrules:\n  - name: production\n    namespaceSelector: {matchLabels: {tier: production}}\n    denyRules: [conflicting-hpas, HPA101]\n",
+    );
+    let hpa_in = |namespace: &str, name: &str, min: i64, max: i64| {
+        json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "front"},
+                "minReplicas": min, "maxReplicas": max, "metrics": [{"type": "Resource",
+                    "resource": {"name": "memory", "target": {"type": "Utilization", "averageUtilization": 80}}}]}})
+    };
+    for namespace in ["team-a", "team-b"] {
+        let front = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "front", "namespace": namespace},
+            "spec": {"selector": {"matchLabels": {"app": "front"}}, "template": {"metadata": {"labels": {"app": "front"}},
+                "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"memory": "64Mi"}}}]}}}});
+        s.api.apply(&[front, hpa_in(namespace, "front-old", 2, 6)]);
+    }
+    s.api.set_bookmark_interval(Duration::from_millis(50));
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "300ms", "--policy", &policy]).await;
+
+    // Fresh: denied in team-a (HPA407, in the policy's words), warned in team-b.
+    let second = hpa_in("team-a", "front", 2, 6);
+    let answer = conn.review("/validate", &review("n1", "CREATE", &second, None)).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("Forbidden: HPA407 conflicting-hpas: "), "{message}");
+    assert!(message.contains("(organization policy: rule \"production\" denies HPA407)"), "{message}");
+    let answer =
+        conn.review("/validate", &review("n2", "CREATE", &hpa_in("team-b", "front", 2, 6), None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA407 conflicting-hpas: ")), "{answer}");
+    let pinned = hpa_in("team-a", "front", 4, 4);
+
+    s.api.kill();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut n = 0;
+    loop {
+        n += 1;
+        let answer = conn.review("/validate", &review(&format!("n3-{n}"), "CREATE", &second, None)).await.unwrap();
+        if response(&answer)["allowed"] == false {
+            assert!(Instant::now() < deadline, "the view never became stale");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            continue;
+        }
+        let found = warnings(&answer);
+        assert!(
+            found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped)")),
+            "{found:?}"
+        );
+        assert!(!found.iter().any(|w| w.starts_with("HPA407")), "{found:?}");
+        break;
+    }
+    // HPA101 reads the HPA alone: denied on a stale view as on a fresh one.
+    let answer = conn.review("/validate", &review("n4", "CREATE", &pinned, None)).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("HPA101 min-replicas-equals-max: "), "{message}");
+    assert!(!message.contains("HPA407"), "{message}");
+    let text = scrape(&mut conn).await;
+    let stale = metric(&text, "hpa_webhook_context_stale_views_total{endpoint=\"validate\"}");
+    assert!(stale.is_some_and(|n| n >= 2.0), "{text}");
+    server.stop().await;
+}
+
+/// The workload side on CREATEs and on UPDATEs of the objects around an HPA: a Deployment
+/// created (under an HPA that waits for it) without the request its metric needs, or with
+/// `spec.replicas` by client-side `kubectl apply`; a PDB whose UPDATE starts selecting the
+/// HPA's pods; a VPA switched from `Off` to `Auto`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_side_on_creates_and_updates_of_what_surrounds_an_hpa() {
+    let (s, _) = setup().await;
+    s.api.install("verticalpodautoscalers");
+    let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "media-hpa", "namespace": "shop"},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "media"},
+            "minReplicas": 2, "maxReplicas": 10, "metrics": [{"type": "Resource",
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 65}}}]}});
+    let vpa = |mode: &str| {
+        json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "media"},
+                "updatePolicy": {"updateMode": mode}}})
+    };
+    let pdb = |app: &str| {
+        json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": app}}}})
+    };
+    let stored = s.api.apply(&[hpa, vpa("Off"), pdb("other")]);
+    let (old_vpa, old_pdb) = (stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&[]).await;
+    async fn said(conn: &mut Conn, review: &Value) -> Vec<String> {
+        let answer = conn.review("/validate-workloads", review).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        warnings(&answer)
+    }
+    let deployment = |requests: Value, replicas: Option<i64>| {
+        let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "media", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "media"}}, "template": {"metadata": {"labels": {"app": "media"}},
+                "spec": {"containers": [{"name": "transcode", "image": "ffmpeg", "resources": {"requests": requests}}]}}}});
+        if let Some(n) = replicas {
+            d["spec"]["replicas"] = json!(n);
+        }
+        d
+    };
+    let deployments = ("apps", "v1", "deployments");
+    let has = |found: &[String], prefix: &str| found.iter().any(|w| w.starts_with(prefix));
+
+    // A Deployment created without its cpu request: HPA201 naming the HPA (not HPA403, which
+    // the HPA had before the write and no longer has).
+    let created = deployment(json!({"memory": "1Gi"}), None);
+    let found = said(&mut conn, &workload_review("k1", "CREATE", deployments, &created, None)).await;
+    assert!(has(&found, "HPA media-hpa: HPA201 missing-resource-request:"), "{found:?}");
+    assert!(!found.iter().any(|w| w.contains("HPA403")), "{found:?}");
+    // Created with its request and replicas: 3 by client-side `kubectl apply` (its managed
+    // fields as kube-apiserver set them before admission): HPA410 naming the HPA, no HPA201.
+    let mut with_replicas = deployment(json!({"cpu": "500m"}), Some(3));
+    with_replicas["metadata"]["managedFields"] = json!([{
+        "manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "apps/v1",
+        "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&with_replicas),
+    }]);
+    let found = said(&mut conn, &workload_review("k2", "CREATE", deployments, &with_replicas, None)).await;
+    assert!(has(&found, "HPA media-hpa: HPA410 workload-sets-replicas:"), "{found:?}");
+    assert!(!has(&found, "HPA media-hpa: HPA201"), "{found:?}");
+    // Created as the HPA needs it: nothing.
+    let clean = deployment(json!({"cpu": "500m"}), None);
+    let found = said(&mut conn, &workload_review("k3", "CREATE", deployments, &clean, None)).await;
+    assert_eq!(found, Vec::<String>::new());
+
+    // The Deployment stored: the PDB, updated to select its pods, blocks every eviction at
+    // minReplicas (HPA104); the VPA switched from Off to Auto sets the cpu requests the HPA
+    // scales on (HPA408).
+    s.api.apply(&[clean]);
+    let pdbs = ("policy", "v1", "poddisruptionbudgets");
+    let mut review = workload_review("k4", "UPDATE", pdbs, &pdb("media"), Some(&old_pdb));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found = said(&mut conn, &review).await;
+        if has(&found, "HPA media-hpa: HPA104 min-replicas-blocked-by-pdb:") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no HPA104: {found:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        review["request"]["uid"] = json!("k4b");
+    }
+    let vpas = ("autoscaling.k8s.io", "v1", "verticalpodautoscalers");
+    let found = said(&mut conn, &workload_review("k5", "UPDATE", vpas, &vpa("Auto"), Some(&old_vpa))).await;
+    assert!(has(&found, "HPA media-hpa: HPA408 vpa-conflict:"), "{found:?}");
+    // The VPA's own unchanged re-apply in Off mode: nothing.
+    let found = said(&mut conn, &workload_review("k6", "UPDATE", vpas, &old_vpa, Some(&old_vpa))).await;
+    assert_eq!(found, Vec::<String>::new());
+    server.stop().await;
+}
+
+/// `denyRules` on an HPA UPDATE ratchet as kube-apiserver's own validation does: an update of an
+/// HPA that already had the finding (a `maxReplicas` change) is admitted with the warning; an
+/// update that brings it (a memory utilization metric on a Deployment without memory
+/// requests) is denied.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deny_rules_on_an_hpa_update_deny_only_what_the_update_brings() {
+    let (s, _) = setup().await;
+    let policy =
+        write_policy(&s, "policy.yaml", "rules:\n  - name: shop\n    namespaces: [shop]\n    denyRules: [HPA201]\n");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "thumbs", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "thumbs"}}, "template": {"metadata": {"labels": {"app": "thumbs"}},
+            "spec": {"containers": [{"name": "resize", "image": "imagemagick", "resources": {"requests": {"cpu": "1"}}}]}}}});
+    let metric = |resource: &str| json!({"type": "Resource", "resource": {"name": resource, "target": {"type": "Utilization", "averageUtilization": 70}}});
+    let mut hpa = cpu_hpa("thumbs");
+    let mut legacy = cpu_hpa("thumbs-legacy");
+    legacy["spec"]["scaleTargetRef"]["name"] = json!("thumbs");
+    legacy["spec"]["metrics"] = json!([metric("memory")]);
+    hpa["spec"]["metrics"] = json!([metric("cpu")]);
+    // The legacy HPA was stored before the policy (or the Deployment's memory request dropped
+    // since): it has HPA201 (and HPA407 with `thumbs`, which the policy does not deny).
+    let stored = s.api.apply(&[deployment, hpa.clone(), legacy]);
+    let (hpa, legacy) = (stored[1].clone(), stored[2].clone());
+    let (server, mut conn) = s.webhook(&["--policy", &policy]).await;
+
+    let mut bigger = legacy.clone();
+    bigger["spec"]["maxReplicas"] = json!(20);
+    let answer = conn.review("/validate", &review("u1", "UPDATE", &bigger, Some(&legacy))).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(warnings(&answer).iter().any(|w| w.starts_with("HPA201 missing-resource-request: ")), "{answer}");
+
+    let mut on_memory = hpa.clone();
+    on_memory["spec"]["metrics"] = json!([metric("cpu"), metric("memory")]);
+    let answer = conn.review("/validate", &review("u2", "UPDATE", &on_memory, Some(&hpa))).await.unwrap();
+    let r = response(&answer);
+    assert_eq!(r["allowed"], false, "{answer}");
+    let message = r["status"]["message"].as_str().unwrap();
+    assert!(message.contains("spec.metrics[1].resource.target.averageUtilization: Forbidden: HPA201 "), "{message}");
+    server.stop().await;
+}
+
+/// A `410 Gone` through the webhook: the history compacted, each watch renewed from its older
+/// resourceVersion relists. Throughout, every review is answered from the view it had (the
+/// previous list is kept while the kind relists): the same HPA201 warning, the same denial
+/// where the policy denies it, and never the stale warning; a Deployment fixed in the API server
+/// meanwhile is seen once relisted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_watch_relists_without_a_stale_answer() {
+    let (s, objects) = setup().await;
+    let policy = deny_hpa201(&s);
+    let (server, mut conn) = s.webhook(&["--context-stale-after", "2s", "--policy", &policy]).await;
+    let web = hpa(&objects, "web");
+    let mut elsewhere = web.clone();
+    elsewhere["metadata"]["namespace"] = json!("outlet");
+    s.api.apply(&[
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "outlet"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "app", "image": "nginx"}]}}}}),
+    ]);
+    let lists = |s: &Setup| {
+        s.api
+            .requests()
+            .iter()
+            .filter(|r| r.path == "/apis/apps/v1/deployments" && !r.query.contains("watch=true"))
+            .count()
+    };
+    // Until the cache has the new Deployment in `outlet`.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !warnings(&conn.review("/validate", &review("g0", "CREATE", &elsewhere, None)).await.unwrap())
+        .iter()
+        .any(|w| w.starts_with("HPA201"))
+    {
+        assert!(Instant::now() < deadline, "the Deployment in outlet was not seen");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let listed = lists(&s);
+    // A write of another kind, then a compaction: the Deployments' watch, renewed from its own
+    // (older) resourceVersion, gets `410 Gone`.
+    s.api.apply(&[
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": "elsewhere"},
+        "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}}),
+    ]);
+    s.api.compact();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let mut n = 0;
+    while lists(&s) == listed || n < 10 {
+        n += 1;
+        // Denied in shop (the policy), warned in outlet: never stale, never failed.
+        let answer = conn.review("/validate", &review(&format!("g{n}"), "CREATE", &web, None)).await.unwrap();
+        let r = response(&answer);
+        assert_eq!(r["allowed"], false, "{answer}");
+        assert!(r["status"]["message"].as_str().unwrap().contains("Forbidden: HPA201 "), "{answer}");
+        let answer = conn.review("/validate", &review(&format!("o{n}"), "CREATE", &elsewhere, None)).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        let found = warnings(&answer);
+        assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request: ")), "{found:?}");
+        assert!(!found.iter().any(|w| w.starts_with("hpa-webhook checked")), "{found:?}");
+        assert!(Instant::now() < deadline, "no relist of Deployments within 15 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Fixed after the relist: seen, as any change.
+    let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
+    s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = conn.review("/validate", &review("g-fixed", "CREATE", &web, None)).await.unwrap();
+        if response(&answer)["allowed"] == true {
+            assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA201")), "{answer}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the fixed Deployment was not seen after the relist");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.stop().await;
+}
+
+/// A cache that never syncs a kind (the Deployments' list answers 500 from the start): past
+/// `--context-sync-timeout` the server reports ready and answers every review with the HPA
+/// checked alone, saying why, counting it, and never denying on the rule the policy denies; the
+/// workload side admits without checking, saying so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kind_that_never_syncs_leaves_single_object_checks_after_the_sync_timeout() {
+    let (s, objects) = setup().await;
+    s.api.fault("/apis/apps/v1/deployments", Fault::ListStatus(500, "etcd is down".into()));
+    let policy = deny_hpa201(&s);
+    let kubeconfig = s.kubeconfig.display().to_string();
+    let flags = [
+        "--context-cache",
+        "true",
+        "--kubeconfig",
+        &kubeconfig,
+        "--context-sync-timeout",
+        "300ms",
+        "--policy",
+        &policy,
+    ];
+    let server = Server::start(&s.certs, &flags).await;
+    let mut conn = s.certs.client().connect(server.addr).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while conn.send("GET", "/readyz", Vec::new()).await.unwrap().0 != 200 {
+        assert!(Instant::now() < deadline, "not ready past the sync timeout");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let web = hpa(&objects, "web");
+    let answer = conn.review("/validate", &review("y1", "CREATE", &web, None)).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(
+        found.iter().any(|w| w.starts_with("hpa-webhook checked this HPA alone (cross-object checks skipped): ")
+            && w.contains("deployments.apps")),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|w| w.starts_with("HPA201")), "{found:?}");
+    let deployment = find(&objects, "Deployment", "web");
+    let write = workload_review("y2", "UPDATE", ("apps", "v1", "deployments"), deployment, Some(deployment));
+    let answer = conn.review("/validate-workloads", &write).await.unwrap();
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    let found = warnings(&answer);
+    assert!(
+        found.len() == 1
+            && found[0].starts_with("hpa-webhook checked this write against no HPA (cross-object checks skipped): "),
+        "{found:?}"
+    );
+    let text = scrape(&mut conn).await;
+    for endpoint in ["validate", "validate_workloads"] {
+        let name = format!("hpa_webhook_context_stale_views_total{{endpoint=\"{endpoint}\"}}");
+        assert!(metric(&text, &name).is_some_and(|n| n >= 1.0), "{name} in\n{text}");
+    }
+    server.stop().await;
+}
+
+/// A write that breaks an HPA already broken: the HPA had HPA201 for one container; a write
+/// that drops the request of another container is warned on (a finding the HPA did not have),
+/// a write that changes nothing an HPA reads is not (the finding it had is not this write's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_breaks_an_already_broken_hpa_further_is_warned_on() {
+    let (s, _) = setup().await;
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "feed", "namespace": "shop"},
+        "spec": {"selector": {"matchLabels": {"app": "feed"}}, "template": {"metadata": {"labels": {"app": "feed"}},
+            "spec": {"containers": [
+                {"name": "api", "image": "feed:1", "resources": {"requests": {"cpu": "100m"}}},
+                {"name": "cache", "image": "redis", "resources": {"requests": {"memory": "64Mi"}}},
+                {"name": "agent", "image": "datadog", "resources": {"requests": {"cpu": "10m"}}}]}}}});
+    let stored = s.api.apply(&[deployment, cpu_hpa("feed")]).remove(0);
+    let (server, mut conn) = s.webhook(&[]).await;
+    let deployments = ("apps", "v1", "deployments");
+    let mut dropped = stored.clone();
+    dropped["spec"]["template"]["spec"]["containers"][2]["resources"] = json!({});
+    let answer = conn
+        .review("/validate-workloads", &workload_review("f1", "UPDATE", deployments, &dropped, Some(&stored)))
+        .await
+        .unwrap();
+    let found = warnings(&answer);
+    assert!(
+        found.len() == 1 && found[0].starts_with("HPA feed: HPA201 ") && found[0].contains("\"agent\""),
+        "{found:?}"
+    );
+    let mut image = stored.clone();
+    image["spec"]["template"]["spec"]["containers"][0]["image"] = json!("feed:2");
+    let answer = conn
+        .review("/validate-workloads", &workload_review("f2", "UPDATE", deployments, &image, Some(&stored)))
+        .await
+        .unwrap();
+    assert_eq!(warnings(&answer), Vec::<String>::new());
     server.stop().await;
 }

@@ -16,10 +16,14 @@
 //! - The webhook's IDs: those of its warnings (`HPA101 min-replicas-equals-max: ...`), and
 //!   `HPA000` when it denies the object with kube-apiserver's `Invalid` status.
 //! - The linter's IDs: its diagnostics on the HPA at warning severity or above (the webhook
-//!   turns informational findings into no warning), of the rules that need only the HPA (this
-//!   webhook has no view of the other objects).
+//!   turns informational findings into no warning), of the rules that need only the HPA (the
+//!   reviewer is called without a context cache here).
 //! - Objects kube-apiserver cannot decode, and versions the release no longer serves, never
 //!   reach a webhook: they are counted, not compared.
+//!
+//! The cross-object rules are compared on worlds of their own: `hpa-lint` on the objects as
+//! files against the real server with its context cache watching the same objects in the test
+//! API server (CREATE and UPDATE of the HPA): same rule IDs, same messages.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -34,7 +38,7 @@ use hpa_webhook::metrics::Endpoint;
 use hpa_webhook::policy::Policy;
 use serde_json::{Value, json};
 
-use crate::support::{review, workspace};
+use crate::support::{response, review, workspace};
 
 /// Whether the linter's diagnostic `d` (JSON output) is one the webhook can report: warning
 /// severity or above, of a rule that needs only the HPA.
@@ -269,4 +273,447 @@ fn the_linter_and_the_webhook_report_the_same_rules_on_update_in_every_release()
     expected.remove("HPA411");
     let missing: Vec<&String> = expected.difference(&seen).collect();
     assert!(missing.is_empty(), "no stored HPA has a finding of {missing:?}");
+}
+
+/// Fresh worlds for the cross-object rules, one per namespace: the objects an HPA's rules read,
+/// then the HPA (last). Each is linted as files and reviewed by the webhook with the world in its
+/// context cache.
+const CROSS_OBJECT_WORLDS: &str = r#"
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: NS}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: postgres, image: postgres:17, resources: {requests: {cpu: 500m}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: db, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: db}
+  minReplicas: 2
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 75}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: NS}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: server, image: nginx, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 2
+  maxReplicas: 6
+  metrics:
+  - type: ContainerResource
+    containerResource: {name: cpu, container: envoy, target: {type: Utilization, averageUtilization: 60}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: queue, namespace: NS}
+spec:
+  selector: {matchLabels: {app: queue}}
+  template:
+    metadata: {labels: {app: queue, tier: backend}}
+    spec:
+      containers:
+      - {name: consumer, image: busybox, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: queue, namespace: NS}
+spec:
+  maxUnavailable: 0
+  selector: {matchLabels: {tier: backend}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: queue, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: queue}
+  minReplicas: 3
+  maxReplicas: 9
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: front, namespace: NS}
+spec:
+  selector: {matchLabels: {app: front}}
+  template:
+    metadata: {labels: {app: front}}
+    spec:
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: front-memory, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: front}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 80}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: front, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: front}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cache, namespace: NS}
+spec:
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache}}
+    spec:
+      containers:
+      - {name: redis, image: redis, resources: {requests: {cpu: 200m, memory: 256Mi}}}
+---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata: {name: cache, namespace: NS}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: cache}
+  updatePolicy: {updateMode: Recreate}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: cache, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: cache}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 70}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker, namespace: NS}
+spec:
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata: {labels: {app: worker}}
+    spec:
+      containers:
+      - {name: job, image: busybox, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: worker-queue, namespace: NS}
+spec:
+  scaleTargetRef: {name: worker}
+  triggers:
+  - type: cpu
+    metricType: Utilization
+    metadata: {value: "50"}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: worker, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: worker}
+  minReplicas: 1
+  maxReplicas: 4
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+===
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ledger, namespace: NS}
+spec:
+  serviceName: ledger
+  replicas: 4
+  selector: {matchLabels: {app: ledger}}
+  template:
+    metadata: {labels: {app: ledger}}
+    spec:
+      containers:
+      - {name: app, image: busybox, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: ledger, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: StatefulSet, name: ledger}
+  minReplicas: 2
+  maxReplicas: 8
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+===
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: NS}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: 100m}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: search, namespace: NS}
+spec:
+  selector: {matchLabels: {app: search}}
+  template:
+    metadata: {labels: {app: search}}
+    spec:
+      containers:
+      - {name: es, image: elasticsearch}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: search, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: search}
+  minReplicas: 2
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 60}}
+===
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: mailer, namespace: NS}
+spec:
+  selector: {matchLabels: {app: mailer}}
+  template:
+    metadata: {labels: {app: mailer}}
+    spec:
+      initContainers:
+      - {name: proxy, image: envoy, restartPolicy: Always}
+      - {name: migrate, image: busybox}
+      containers:
+      - {name: smtp, image: postfix, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: mailer-legacy, namespace: NS}
+spec:
+  selector: {app: mailer}
+  template:
+    metadata: {labels: {app: mailer}}
+    spec:
+      containers:
+      - {name: smtp, image: postfix, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: mailer-legacy, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: v1, kind: ReplicationController, name: mailer-legacy}
+  minReplicas: 1
+  maxReplicas: 3
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: mailer, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: ReplicaSet, name: mailer}
+  minReplicas: 1
+  maxReplicas: 3
+  metrics:
+  - type: ContainerResource
+    containerResource: {name: cpu, container: proxy, target: {type: Utilization, averageUtilization: 60}}
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+===
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: NS}
+spec:
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers:
+      - {name: run, image: busybox, resources: {requests: {cpu: 100m}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: batch, namespace: NS}
+spec:
+  minAvailable: 60%
+  selector: {matchLabels: {app: batch}}
+---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata: {name: batch, namespace: NS}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: batch}
+  updatePolicy: {updateMode: Initial}
+  resourcePolicy:
+    containerPolicies:
+    - {containerName: "*", controlledResources: [memory]}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: batch, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: batch}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+===
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: queues.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: queues, singular: queue, kind: Queue}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: consumers, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: example.com/v1, kind: Queue, name: orders}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}
+"#;
+
+/// The linter's diagnostics about HPA `name` of `objects` (files, one stream; the HPA last) of
+/// the cross-object rules, at warning severity or above, as admission warnings word them.
+fn lint_cross_object(objects: &[Value], name: &str) -> BTreeSet<String> {
+    let args =
+        hpa_lint::cli::Args::try_parse_from(["hpa-lint", "--no-config", "-o", "json", "--fail-on", "never", "-"])
+            .unwrap();
+    let text: Vec<String> = objects.iter().map(Value::to_string).collect();
+    let text = text.join("\n---\n");
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let mut stdin = text.as_bytes();
+    let mut io = hpa_lint::Output { stdin: &mut stdin, stdout: &mut stdout, stderr: &mut stderr, terminal: false };
+    assert_eq!(hpa_lint::run(args, &mut io).code(), 0, "{}", String::from_utf8_lossy(&stderr));
+    let report: Value = serde_json::from_slice(&stdout).unwrap();
+    let mut out = BTreeSet::new();
+    let namespace = objects.last().unwrap()["metadata"]["namespace"].as_str().unwrap();
+    let named = format!("HorizontalPodAutoscaler {namespace}/{name} ");
+    for d in report["diagnostics"].as_array().unwrap() {
+        // On the HPA, or on an object of its world about it (HPA410 is on the workload's
+        // spec.replicas, and says which HPA scales it).
+        let on_hpa = d["object"]["kind"] == "HorizontalPodAutoscaler" && d["object"]["name"] == name;
+        let about_hpa = d["object"]["kind"] != "HorizontalPodAutoscaler"
+            && d["message"].as_str().is_some_and(|m| m.contains(&named));
+        if !on_hpa && !about_hpa {
+            continue;
+        }
+        let Some(rule) = d["rule"].as_str().and_then(rules::find).map(|r| r.meta()) else { continue };
+        if rule.needs_objects && matches!(d["severity"].as_str(), Some("error" | "warning")) {
+            let message = d["message"].as_str().unwrap();
+            out.insert(hpa_webhook::admission::short(&format!("{} {}: {message}", rule.id, rule.name)));
+        }
+    }
+    out
+}
+
+/// The webhook's warnings of the cross-object rules.
+fn cross_object_warnings(answer: &Value) -> BTreeSet<String> {
+    crate::context::warnings(answer)
+        .into_iter()
+        .filter(|w| w.split(' ').next().and_then(rules::find).is_some_and(|r| r.meta().needs_objects))
+        .collect()
+}
+
+/// Each cross-object rule, on a world of its own: the HPA's CREATE (the world in the context
+/// cache, the HPA not yet) and UPDATE (the HPA stored too) give the linter's words on the same
+/// objects as files: same rule IDs, same messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_linter_and_the_webhook_with_context_say_the_same_on_cross_object_rules() {
+    let (s, _) = crate::context::setup().await;
+    s.api.install("verticalpodautoscalers");
+    s.api.install("scaledobjects");
+    let worlds: Vec<Vec<Value>> = CROSS_OBJECT_WORLDS.split("===").map(crate::support::yaml_documents).collect();
+    let mut cases = Vec::new();
+    for (i, world) in worlds.iter().enumerate() {
+        for operation in ["CREATE", "UPDATE"] {
+            let namespace = format!("x{i}-{}", operation.to_lowercase());
+            let objects: Vec<Value> = world
+                .iter()
+                .map(|o| {
+                    let mut o = o.clone();
+                    if o["kind"] != "CustomResourceDefinition" {
+                        o["metadata"]["namespace"] = json!(namespace);
+                    }
+                    o
+                })
+                .collect();
+            let (hpa, others) = objects.split_last().unwrap();
+            s.api.apply(others);
+            let old = (operation == "UPDATE").then(|| s.api.apply(std::slice::from_ref(hpa)).remove(0));
+            cases.push((operation, objects.clone(), hpa.clone(), old));
+        }
+    }
+    let (server, mut conn) = s.webhook(&[]).await;
+    let mut seen = BTreeSet::new();
+    let mut failures = Vec::new();
+    for (operation, objects, hpa, old) in &cases {
+        let name = hpa["metadata"]["name"].as_str().unwrap();
+        let lint = lint_cross_object(objects, name);
+        let object = old.as_ref().unwrap_or(hpa);
+        let answer = conn.review("/validate", &review("x", operation, object, old.as_ref())).await.unwrap();
+        assert_eq!(response(&answer)["allowed"], true, "{answer}");
+        let webhook = cross_object_warnings(&answer);
+        if lint != webhook {
+            failures.push(format!("{operation} {name}:\n  hpa-lint {lint:#?}\n  webhook  {webhook:#?}"));
+        }
+        seen.extend(lint.iter().filter_map(|w| w.split(' ').next().map(String::from)));
+    }
+    server.stop().await;
+    assert!(failures.is_empty(), "{} differ:\n{}", failures.len(), failures.join("\n"));
+    // Every cross-object rule enabled by default at warning severity or above shows in some
+    // world (HPA403, informational, gives no warning).
+    let expected: BTreeSet<String> = rules::ALL
+        .iter()
+        .map(|r| r.meta())
+        .filter(|m| m.needs_objects && m.enabled_by_default && m.severity >= Severity::Warning)
+        .map(|m| m.id.to_string())
+        .collect();
+    let missing: Vec<&String> = expected.difference(&seen).collect();
+    assert!(missing.is_empty(), "no world shows {missing:?}: {seen:?}");
 }
