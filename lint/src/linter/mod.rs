@@ -459,9 +459,11 @@ fn groups(names: &[String], scope: Scope) -> Vec<Vec<usize>> {
     }
 }
 
-/// How many files a thread parses before it checks them ([`lint_group`]), at most: enough
-/// that the parser's code stays in the instruction cache from file to file, few enough that
-/// their texts and trees are still in the data caches when they are checked.
+/// How many files a thread parses before it checks them ([`lint_group`]), at most. When it
+/// came in, alternating the parser and the checks file by file missed the instruction cache
+/// a fifth more (CHANGELOG); at the code of 2026-11-28 cachegrind counts as many misses for 1
+/// to 64 files, and it stays because a build without it laid its code out worse (README,
+/// *Speed*).
 const PARSE_BATCH: usize = 8;
 
 /// What linting a group gives: the outcome and the inputs that could not be read.
@@ -472,13 +474,10 @@ type GroupResult = (LintResults, Vec<input::InputError>);
 fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize], opts: &LintOptions) -> GroupResult {
     let deferring = opts.check.rules.needs_world();
     let keys = Keys(std::collections::hash_map::RandomState::new());
-    // Files are read and parsed a few at a time ([`PARSE_BATCH`]), then checked, while their
-    // texts and trees are in the cache: the parser's code and the checks' are each larger than
-    // the first-level instruction cache holds beside the other, and alternating them file by
-    // file evicts one with the other. Of objects other than HPAs, only what the first pass
-    // reads is built; the trees stay until the group is done, for the positions of
-    // cross-object findings (a file is never parsed twice: what those findings point at is
-    // what the first pass reads, see `index::first_pass_needs`).
+    // Files are read and parsed a few at a time ([`PARSE_BATCH`]), then checked. Of objects
+    // other than HPAs, only what the first pass reads is built; the trees stay until the group
+    // is done, for the positions of cross-object findings (a file is never parsed twice: what
+    // those findings point at is what the first pass reads, see `index::first_pass_needs`).
     let mut errors = Vec::new();
     // (Never fewer batches than threads: a group of a few large files keeps every thread busy.)
     let batch = PARSE_BATCH.min(members.len().div_ceil(rayon::current_num_threads())).max(1);
