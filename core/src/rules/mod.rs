@@ -393,7 +393,7 @@ impl<'a> Context<'a> {
     pub fn scales_target(&self) -> bool {
         let t = &self.effective.spec.scale_target_ref;
         !unmapped_scale_target(&t.api_version, &t.kind)
-            && !unscalable_target_kind::UNSCALABLE.contains(&t.kind.as_str())
+            && !unscalable_target_kind::has_no_scale(&t.api_version, &t.kind)
     }
 
     /// Whether the HPA is written in `autoscaling/v1`, whose spec has no `metrics` (only
@@ -655,7 +655,7 @@ pub fn same_group(kind: &str, reference_api_version: &str, workload_api_version:
 /// and kube-apiserver never stores; a built-in kind written in a group that does not serve it
 /// ([`unmapped_scale_target`], HPA405), where `reconcileAutoscaler` stops at the RESTMapper
 /// (`FailedGetScale`) before it reads a selector, so it selects no pods; a kind without a
-/// `scale` subresource (`unscalable_target_kind::UNSCALABLE`, HPA402: a DaemonSet, a Job,
+/// `scale` subresource (`unscalable_target_kind::has_no_scale`, HPA402: a DaemonSet, a Job,
 /// ...), where it stops at `scaleForResourceMappings` (`FailedGetScale`), as early: the HPA
 /// never registers a selector (`validateAndParseSelector`), so `hpasControllingPodsUnderSelector`
 /// counts it for no pod.
@@ -669,7 +669,7 @@ pub fn counted_target<'a>(
         && !target.kind.is_empty()
         && !target.name.is_empty()
         && !unmapped_scale_target(&target.api_version, &target.kind)
-        && !unscalable_target_kind::UNSCALABLE.contains(&target.kind.as_str()))
+        && !unscalable_target_kind::has_no_scale(&target.api_version, &target.kind))
     .then_some((target.kind.as_str(), target.name.as_str()))
 }
 

@@ -22,12 +22,36 @@ pub const UNSCALABLE: &[&str] = &[
     "NetworkPolicy",
 ];
 
+/// Whether a scale target of `kind`, written in `api_version`, has no `scale` subresource: one
+/// of [`UNSCALABLE`] (in any group), or any other kind one of Kubernetes' own groups without a
+/// dot serves ([`super::DOTLESS_GROUP_KINDS`]: a ControllerRevision, an Endpoints, a
+/// LimitRange, ...) but the scalable ones ([`super::SCALABLE_KINDS`], and OpenShift's legacy
+/// `v1` DeploymentConfig, which has one). kube-apiserver registers a `scale` subresource for
+/// Deployments, ReplicaSets, StatefulSets and ReplicationControllers only
+/// (`pkg/registry/*/rest/storage_*.go`), so the controller's `scaleForResourceMappings` fails
+/// on every other (`FailedGetScale`).
+pub fn has_no_scale(api_version: &str, kind: &str) -> bool {
+    if UNSCALABLE.contains(&kind) {
+        return true;
+    }
+    let Ok(group) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::group) else {
+        return false;
+    };
+    let group = if group == "core" { "" } else { group };
+    kind != "DeploymentConfig"
+        && super::scalable_group(kind).is_none()
+        && super::DOTLESS_GROUP_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
+}
+
 crate::declare_rule! {
     /// ## What it checks
     ///
     /// `spec.scaleTargetRef.kind` naming a built-in kind that cannot be scaled: a DaemonSet (one pod
-    /// per node), a Job or CronJob, a Pod, a Service, a ConfigMap, ... kube-apiserver accepts any
-    /// kind.
+    /// per node), a Job or CronJob, a Pod, a Service, a ConfigMap, ... in any API group, and any
+    /// other kind of Kubernetes' own groups without a dot in their name (the core group, `apps`,
+    /// `batch`, `policy`, ...) but Deployments, ReplicaSets, StatefulSets and
+    /// ReplicationControllers, the only ones kube-apiserver gives a `scale` subresource (an
+    /// `apps/v1` ControllerRevision, an Endpoints). kube-apiserver accepts any kind.
     ///
     /// ## Why it matters
     ///
@@ -90,8 +114,9 @@ impl Rule for UnscalableTargetKind {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let kind = &cx.effective.spec.scale_target_ref.kind;
-        if UNSCALABLE.contains(&kind.as_str()) {
+        let t = &cx.effective.spec.scale_target_ref;
+        let kind = &t.kind;
+        if has_no_scale(&t.api_version, kind) {
             out.push(
                 Finding::new(
                     &Self::META,
@@ -101,5 +126,28 @@ impl Rule for UnscalableTargetKind {
                 .help("target the Deployment, StatefulSet or ReplicaSet that runs the pods"),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the four kinds kube-apiserver gives a `scale` subresource (and OpenShift's legacy
+    /// DeploymentConfig) are scalable in Kubernetes' own dotless groups; a custom group may
+    /// serve any kind with one.
+    #[test]
+    fn has_no_scale_in_the_dotless_groups_but_four_kinds() {
+        assert!(has_no_scale("apps/v1", "ControllerRevision"));
+        assert!(has_no_scale("core/v1", "Endpoints"));
+        assert!(has_no_scale("example.com/v1", "DaemonSet"));
+        assert!(!has_no_scale("v1", "ReplicationController"));
+        assert!(!has_no_scale("apps/v1", "StatefulSet"));
+        assert!(!has_no_scale("v1", "DeploymentConfig"));
+        assert!(!has_no_scale("example.com/v1", "ControllerRevision"));
+        // A kind the group does not serve is HPA405's, a kind in another case HPA404's.
+        assert!(!has_no_scale("apps/v1", "Rollout"));
+        assert!(!has_no_scale("apps/v1", "controllerrevision"));
+        assert!(!has_no_scale("a/b/c", "ControllerRevision"));
     }
 }

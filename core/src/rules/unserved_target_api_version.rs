@@ -1,7 +1,7 @@
 //! HPA405 `unserved-target-api-version`: a scale target (or described object) apiVersion that is
 //! not served.
 
-use super::unscalable_target_kind::UNSCALABLE;
+use super::unscalable_target_kind::has_no_scale;
 use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity, unmapped_scale_target};
 use crate::api::GroupVersion;
 
@@ -103,7 +103,7 @@ impl Rule for UnservedTargetApiVersion {
             }
             out.push(f);
         } else if !t.api_version.is_empty()
-            && !UNSCALABLE.contains(&t.kind.as_str())
+            && !has_no_scale(&t.api_version, &t.kind)
             && super::scalable_group(&t.kind).is_none()
             && unmapped_scale_target(&t.api_version, &t.kind)
             && !is_served_in_another_case(&t.api_version, &t.kind)
