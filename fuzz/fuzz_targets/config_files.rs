@@ -27,10 +27,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use clap::Parser;
 use hpa_core::api::v2::HorizontalPodAutoscaler;
 use hpa_core::features::{FeatureGates, KubernetesVersion};
-use hpa_fuzz::Lines;
+use hpa_fuzz::{Lines, run_hpa_lint};
 use hpa_lint::source;
 use hpa_webhook::export::{self, ExportOptions};
 use hpa_webhook::policy::{Policy, PolicyError};
@@ -100,16 +99,10 @@ fn lint_config(data: &[u8], path: &Path, lines: &Lines) {
 /// `hpa-lint --config FILE -o json -` on [`HPA`]: its exit status and standard error.
 fn hpa_lint(config: &Path) -> (u8, String) {
     let config = config.to_str().expect("the scratch path is UTF-8");
-    let args = hpa_lint::cli::Args::try_parse_from(["hpa-lint", "--config", config, "-o", "json", "-"])
-        .expect("the command line parses");
-    let mut stdin = HPA.as_bytes();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut io = hpa_lint::Output { stdin: &mut stdin, stdout: &mut out, stderr: &mut err, terminal: false };
-    let code = hpa_lint::run(args, &mut io).code();
-    let err = String::from_utf8(err).expect("stderr is UTF-8");
+    let (code, out, err) = run_hpa_lint(&["--config", config, "-o", "json", "-"], HPA.as_bytes());
     assert!(code <= 2, "exit status {code}: {err}");
     if code < 2 {
-        let _: serde_json::Value = serde_json::from_slice(&out).expect("hpa-lint -o json prints JSON");
+        let _: serde_json::Value = serde_json::from_str(&out).expect("hpa-lint -o json prints JSON");
     } else {
         assert!(!err.is_empty(), "a usage error says why");
     }

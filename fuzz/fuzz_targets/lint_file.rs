@@ -10,8 +10,7 @@
 //! `convert` and `explain` in the same words, at the same position.
 #![no_main]
 
-use clap::Parser;
-use hpa_fuzz::Lines;
+use hpa_fuzz::{Lines, run_hpa_lint};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -60,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
 
     for command in [&["default"][..], &["convert", "--to", "autoscaling/v1"], &["explain"]] {
         let args: Vec<&str> = command.iter().copied().chain(["--no-config", "-o", "json", "-"]).collect();
-        let (code, out, err) = run_with_stderr(&args, data);
+        let (code, out, err) = run_hpa_lint(&args, data);
         assert!(code <= 1, "{command:?}: exit status {code} on standard input");
         if !out.is_empty() {
             let _: Value =
@@ -73,19 +72,8 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn run(args: &[&str], stdin: &[u8]) -> (u8, String) {
-    let (code, out, _) = run_with_stderr(args, stdin);
+    let (code, out, _) = run_hpa_lint(args, stdin);
     (code, out)
-}
-
-fn run_with_stderr(args: &[&str], stdin: &[u8]) -> (u8, String, String) {
-    let args = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()))
-        .expect("the fuzzer's command lines parse");
-    let mut input = stdin;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
-    let code = hpa_lint::run(args, &mut io).code();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("output is UTF-8");
-    (code, text(out), text(err))
 }
 
 /// The lines of the input as hpa-lint reads it (none when it is not text).

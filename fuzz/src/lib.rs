@@ -1,7 +1,22 @@
-//! What the fuzz targets share: checking that a position a command reports lies within its
-//! input.
+//! What the fuzz targets share: running `hpa-lint` in-process, and checking that a position a
+//! command reports lies within its input.
 
 use std::fmt::Display;
+
+use clap::Parser;
+
+/// `hpa-lint ARGS` in-process on `stdin`, as the binary runs: its exit status, standard output
+/// and standard error (both UTF-8).
+pub fn run_hpa_lint(args: &[&str], stdin: &[u8]) -> (u8, String, String) {
+    let args = hpa_lint::cli::Args::try_parse_from(std::iter::once("hpa-lint").chain(args.iter().copied()))
+        .expect("the fuzzer's command lines parse");
+    let mut input = stdin;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut io = hpa_lint::Output { stdin: &mut input, stdout: &mut out, stderr: &mut err, terminal: false };
+    let code = hpa_lint::run(args, &mut io).code();
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("output is UTF-8");
+    (code, text(out), text(err))
+}
 
 /// The length in characters of each line of a text, as YAML counts lines (`\n`, `\r\n` and a
 /// lone `\r` end one), after a byte-order mark.

@@ -48,6 +48,13 @@ impl<'a> GroupVersion<'a> {
         self.group
     }
 
+    /// The group, the core group's other spelling `core` (as RBAC and `kubectl explain` name
+    /// it, and as a scale target must write it from 1.34) read as `""`: no other group has that
+    /// name (an API group of an extension has a dot).
+    pub fn api_group(self) -> &'a str {
+        if self.group == "core" { "" } else { self.group }
+    }
+
     /// The version (`""`: none).
     pub fn version(self) -> &'a str {
         self.version

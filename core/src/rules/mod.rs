@@ -624,9 +624,14 @@ pub const DOTLESS_GROUP_KINDS: &[(&str, &[&str])] = &[
     ("policy", &["Eviction", "PodDisruptionBudget"]),
 ];
 
+/// The kinds `group` serves when it is one of [`DOTLESS_GROUP_KINDS`].
+pub fn dotless_group_kinds(group: &str) -> Option<&'static [&'static str]> {
+    DOTLESS_GROUP_KINDS.iter().find(|(g, _)| *g == group).map(|(_, kinds)| *kinds)
+}
+
 /// Whether `group` is one of [`DOTLESS_GROUP_KINDS`] and does not serve `kind`.
 pub fn dotless_group_lacks(group: &str, kind: &str) -> bool {
-    DOTLESS_GROUP_KINDS.iter().any(|(g, kinds)| *g == group && !kinds.contains(&kind))
+    dotless_group_kinds(group).is_some_and(|kinds| !kinds.contains(&kind))
 }
 
 /// Whether a workload of `workload_api_version` is of the API group an object reference of
@@ -636,10 +641,9 @@ pub fn dotless_group_lacks(group: &str, kind: &str) -> bool {
 /// (one storage, served in both groups until 1.16), OpenShift's legacy core-group `v1`
 /// DeploymentConfig the `apps.openshift.io` one.
 pub fn same_group(kind: &str, reference_api_version: &str, workload_api_version: &str) -> bool {
-    let group = |v| match crate::api::GroupVersion::parse_or_empty(v).group() {
-        "" | "core" if kind == "DeploymentConfig" => "apps.openshift.io",
+    let group = |v| match crate::api::GroupVersion::parse_or_empty(v).api_group() {
+        "" if kind == "DeploymentConfig" => "apps.openshift.io",
         "extensions" if matches!(kind, "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
-        "core" => "",
         g => g,
     };
     group(reference_api_version) == group(workload_api_version)

@@ -176,10 +176,7 @@ const CALICO_CLUSTER_SCOPED: &[&str] = &[
 /// as an HPA must write it: a scale target's `apiVersion` needs a group): no other group has
 /// that name (an API group of an extension has a dot).
 pub fn is_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    let group = match GroupVersion::parse_or_empty(api_version).group() {
-        "core" => "",
-        group => group,
-    };
+    let group = GroupVersion::parse_or_empty(api_version).api_group();
     group == "constraints.gatekeeper.sh" || CLUSTER_SCOPED.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
 }
 

@@ -34,13 +34,12 @@ pub fn has_no_scale(api_version: &str, kind: &str) -> bool {
     if UNSCALABLE.contains(&kind) {
         return true;
     }
-    let Ok(group) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::group) else {
+    let Ok(group) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::api_group) else {
         return false;
     };
-    let group = if group == "core" { "" } else { group };
     kind != "DeploymentConfig"
         && super::scalable_group(kind).is_none()
-        && super::DOTLESS_GROUP_KINDS.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
+        && super::dotless_group_kinds(group).is_some_and(|kinds| kinds.contains(&kind))
 }
 
 crate::declare_rule! {

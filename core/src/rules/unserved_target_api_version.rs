@@ -150,8 +150,8 @@ fn unserved_kind(cx: &Context<'_>, kind: &str, api_version: &str, name: &str) ->
     let help = match in_set.or(known) {
         Some(v) => format!("use `apiVersion: {v}`"),
         // A misspelled kind (`deployments`) as much as a wrong group: name what the group has.
-        None => match super::DOTLESS_GROUP_KINDS.iter().find(|(g, _)| *g == group) {
-            Some((_, kinds)) if !group.is_empty() && !kinds.is_empty() => format!(
+        None => match super::dotless_group_kinds(group) {
+            Some(kinds) if !group.is_empty() && !kinds.is_empty() => format!(
                 "correct the kind (group {group:?} serves {}), or use the apiVersion of the API group that serves {kind}",
                 super::and_list(&kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>())
             ),
@@ -167,9 +167,7 @@ fn unserved_kind(cx: &Context<'_>, kind: &str, api_version: &str, name: &str) ->
 /// finding, not this rule's.
 fn is_served_in_another_case(api_version: &str, kind: &str) -> bool {
     let group = GroupVersion::parse_or_empty(api_version).group();
-    super::DOTLESS_GROUP_KINDS
-        .iter()
-        .any(|(g, kinds)| *g == group && kinds.iter().any(|k| k.eq_ignore_ascii_case(kind)))
+    super::dotless_group_kinds(group).is_some_and(|kinds| kinds.iter().any(|k| k.eq_ignore_ascii_case(kind)))
 }
 
 /// Scale target kinds of well-known custom resources, with the `apiVersion` to write.

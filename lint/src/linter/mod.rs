@@ -770,11 +770,6 @@ fn first_pass_objects(
             namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
             state: namespace,
         };
-        match namespace {
-            Namespace::Written if !r.namespaces.contains(&id.namespace) => r.namespaces.push(id.namespace.clone()),
-            Namespace::Unwritten => r.unwritten = true,
-            _ => {}
-        }
         r.keys.push(identity);
         let mut info = ObjectInfo { id, namespace, document: obj.document, item: obj.item, repeat: false };
         if identifiable {
@@ -818,7 +813,20 @@ fn first_pass_objects(
         }
         r.objects.push(info);
     }
+    (r.namespaces, r.unwritten) = written_namespaces(&r.objects);
     r
+}
+
+/// The namespaces a file's objects write (each once), and whether an object that has a
+/// namespace names none ([`FileResult::namespaces`], [`FileResult::unwritten`]).
+fn written_namespaces(objects: &[ObjectInfo]) -> (Vec<String>, bool) {
+    let mut namespaces: Vec<String> = Vec::new();
+    for o in objects.iter().filter(|o| o.namespace == Namespace::Written) {
+        if !namespaces.contains(&o.id.namespace) {
+            namespaces.push(o.id.namespace.clone());
+        }
+    }
+    (namespaces, objects.iter().any(|o| o.namespace == Namespace::Unwritten))
 }
 
 /// Decodes one HPA and takes it through the front door without the other objects (what needs
@@ -1077,13 +1085,7 @@ fn clear_custom_cluster_scoped(per_file: &mut [FileResult]) {
                 entry.id_mut().namespace.clear();
             }
         }
-        namespaces.clear();
-        for o in objects.iter().filter(|o| o.namespace == Namespace::Written) {
-            if !namespaces.contains(&o.id.namespace) {
-                namespaces.push(o.id.namespace.clone());
-            }
-        }
-        *unwritten = objects.iter().any(|o| o.namespace == Namespace::Unwritten);
+        (*namespaces, *unwritten) = written_namespaces(objects);
     }
 }
 
