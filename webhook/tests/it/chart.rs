@@ -25,7 +25,7 @@ use hpa_webhook::policy::Policy;
 use crate::manifests::{
     deployment_settings, find, pod_matches_the_binary, render_self_signed_overlay, render_self_signed_overlay_with,
 };
-use crate::support::{Certs, Client, Server, workspace, write_atomically, yaml_documents};
+use crate::support::{Certs, Client, Deadline, Server, workspace, write_atomically, yaml_documents};
 
 const RELEASE: &str = "hpa-webhook";
 const NAMESPACE: &str = "hpa-webhook";
@@ -1396,14 +1396,11 @@ async fn the_certificate_helm_generates_is_served_and_trusted_by_the_ca_bundle()
     let bundle = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(bundle).unwrap()).unwrap();
     assert_eq!(bundle.as_bytes(), ca.as_slice());
     let client = Client::trusting(&bundle);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Deadline::within(std::time::Duration::from_secs(10));
     let served = loop {
         match client.tls_for(server.addr, "hpa-webhook.hpa-webhook.svc").await {
             Ok(stream) => break stream.get_ref().1.peer_certificates().unwrap()[0].to_vec(),
-            Err(e) => {
-                assert!(std::time::Instant::now() < deadline, "the Helm certificate was never served: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
+            Err(e) => deadline.tick(format!("the Helm certificate was never served: {e}")).await,
         }
     };
     assert_eq!(served, der);
@@ -1486,24 +1483,22 @@ async fn self_signed_upgrades_keep_the_certificate_and_rotate_without_a_gap() {
         stream.get_ref().1.peer_certificates().unwrap()[0].to_vec()
     };
     let name = "hpa-webhook.hpa-webhook.svc";
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Deadline::within(std::time::Duration::from_secs(10));
     loop {
         match client.tls_for(server.addr, name).await {
             Ok(stream) => break assert_eq!(served(&stream), der(&installed)),
-            Err(e) => assert!(std::time::Instant::now() < deadline, "the old certificate was never served: {e}"),
+            Err(e) => deadline.tick(format!("the old certificate was never served: {e}")).await,
         }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     write_atomically(&certs.key_path(), pem(&rotated, "tls.key").as_bytes());
     write_atomically(&certs.cert_path(), pem(&rotated, "tls.crt").as_bytes());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Deadline::within(std::time::Duration::from_secs(10));
     loop {
         let stream = client.tls_for(server.addr, name).await.unwrap_or_else(|e| panic!("during the reload: {e}"));
         if served(&stream) == der(&rotated) {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the new certificate was never served");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        deadline.tick("the new certificate was never served").await;
     }
     server.stop().await;
 
@@ -1572,15 +1567,14 @@ async fn the_secret_mode_rotation_keeps_the_webhook_trusted() {
         use rustls::pki_types::pem::PemObject as _;
         rustls::pki_types::CertificateDer::from_pem_slice(issued.cert_pem.as_bytes()).unwrap().to_vec()
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = Deadline::within(std::time::Duration::from_secs(10));
     loop {
         let stream =
             client.tls(server.addr).await.unwrap_or_else(|e| panic!("a handshake failed during the swap: {e}"));
         if stream.get_ref().1.peer_certificates().unwrap()[0].as_ref() == new_der.as_slice() {
             break;
         }
-        assert!(std::time::Instant::now() < deadline, "the new certificate was never served");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        deadline.tick("the new certificate was never served").await;
     }
     // 3. The new CA alone trusts what is served now.
     Client::trusting(&new_only).tls(server.addr).await.unwrap();

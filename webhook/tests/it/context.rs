@@ -11,7 +11,7 @@ use hpa_tests::apiserver::{Fault, TestApiServer};
 use hpa_webhook::review::workload_review;
 use serde_json::{Value, json};
 
-use crate::support::{Certs, Conn, Server, response, review};
+use crate::support::{Certs, Conn, Deadline, Server, response, review};
 
 pub(crate) struct Setup {
     pub(crate) api: TestApiServer,
@@ -42,14 +42,9 @@ impl Setup {
         flags.extend_from_slice(extra);
         let server = Server::start(&self.certs, &flags).await;
         let mut conn = self.certs.client().connect(server.addr).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let (status, _) = conn.send("GET", "/readyz", Vec::new()).await.unwrap();
-            if status == 200 {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the webhook never reported ready");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let deadline = Deadline::within(Duration::from_secs(20));
+        while conn.send("GET", "/readyz", Vec::new()).await.unwrap().0 != 200 {
+            deadline.tick("the webhook never reported ready").await;
         }
         (server, conn)
     }
@@ -115,21 +110,16 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
     s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
     let applied = Instant::now();
-    loop {
-        let answer = conn.review("/validate", &review("c2", "CREATE", &web, None)).await.unwrap();
-        if !warnings(&answer).iter().any(|w| w.starts_with("HPA201")) {
-            break;
-        }
-        assert!(applied.elapsed() < Duration::from_secs(10), "the new Deployment was not seen within 10 s");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    conn.review_until("/validate", &review("c2", "CREATE", &web, None), "the new Deployment was not seen", |a| {
+        !warnings(a).iter().any(|w| w.starts_with("HPA201"))
+    })
+    .await;
     eprintln!("a change in the API server was visible at admission after {:?}", applied.elapsed());
 
     // The workload side: an HPA in the cluster scales `web`; an update that sets
     // spec.replicas (a GitOps apply owning the field) gets HPA410, naming the HPA.
     s.api.apply(std::slice::from_ref(&web));
     let old = s.api.apply(&[find(&fixed, "Deployment", "web").clone()]).remove(0);
-    let deadline = Instant::now() + Duration::from_secs(10);
     let mut manifest = find(&fixed, "Deployment", "web").clone();
     manifest["spec"]["replicas"] = json!(3);
     let mut new = old.clone();
@@ -139,19 +129,12 @@ async fn cross_object_checks_at_admission_on_both_sides() {
         "time": "2026-03-02T10:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": fields_v1(&manifest),
     }]);
     let deployments = ("apps", "v1", "deployments");
-    loop {
-        let answer = conn
-            .review("/validate-workloads", &workload_review("w1", "UPDATE", deployments, &new, Some(&old)))
-            .await
-            .unwrap();
-        assert_eq!(response(&answer)["allowed"], true);
-        let found = warnings(&answer);
-        if found.iter().any(|w| w.starts_with("HPA web: HPA410 workload-sets-replicas:")) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let w1 = workload_review("w1", "UPDATE", deployments, &new, Some(&old));
+    conn.review_until("/validate-workloads", &w1, "no HPA410 warning", |answer| {
+        assert_eq!(response(answer)["allowed"], true);
+        warnings(answer).iter().any(|w| w.starts_with("HPA web: HPA410 workload-sets-replicas:"))
+    })
+    .await;
     // A lone surrogate escape in fieldsV1 (kube-apiserver keeps FieldsV1.Raw and sends it as it
     // is; serde_json refuses it in a tree): read as Go reads it, the write is checked, not refused.
     let mut lone = new.clone();
@@ -192,18 +175,11 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     assert!(found.iter().any(|w| w.starts_with("HPA web: HPA201 missing-resource-request:")), "{found:?}");
     // Once the HPA in the cluster lists HPA201 in its annotation, the write names it no more.
     s.api.apply(std::slice::from_ref(&ignoring));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn
-            .review("/validate-workloads", &workload_review("w3i", "UPDATE", deployments, &dropped, Some(&old)))
-            .await
-            .unwrap();
-        if !warnings(&answer).iter().any(|w| w.starts_with("HPA web: HPA201")) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the annotated HPA was not seen within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let w3i = workload_review("w3i", "UPDATE", deployments, &dropped, Some(&old));
+    conn.review_until("/validate-workloads", &w3i, "the annotated HPA was not seen", |answer| {
+        !warnings(answer).iter().any(|w| w.starts_with("HPA web: HPA201"))
+    })
+    .await;
 
     // HPA410 at /validate is located on the Deployment (its spec.replicas): the Deployment's own
     // annotation, as the cache keeps it, leaves the warning out, as in files; the cache follows
@@ -214,17 +190,12 @@ async fn cross_object_checks_at_admission_on_both_sides() {
     // Stores the Deployment and waits until /validate of the HPA warns HPA410, or not.
     async fn until(s: &Setup, conn: &mut Conn, web: &Value, deployment: &Value, hpa410: bool) {
         s.api.apply(std::slice::from_ref(deployment));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let answer = conn.review("/validate", &review("c3", "CREATE", web, None)).await.unwrap();
-            assert_eq!(response(&answer)["allowed"], true);
-            let found = warnings(&answer).iter().any(|w| w.starts_with("HPA410 workload-sets-replicas:"));
-            if found == hpa410 {
-                break;
-            }
-            assert!(Instant::now() < deadline, "HPA410 at /validate should be {hpa410}: {answer}");
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let what = format!("HPA410 at /validate is not {hpa410}");
+        conn.review_until("/validate", &review("c3", "CREATE", web, None), &what, |answer| {
+            assert_eq!(response(answer)["allowed"], true);
+            warnings(answer).iter().any(|w| w.starts_with("HPA410 workload-sets-replicas:")) == hpa410
+        })
+        .await;
     }
     until(&s, &mut conn, &web, &replicas, true).await;
     let mut annotated = replicas.clone();
@@ -348,7 +319,7 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
     s.api.clear_faults();
     // The events arrive: the target is in the cache, and no LIST is needed.
     s.api.release_watches("deployments.apps");
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     loop {
         let before = lists(&s).len();
         let answer = conn.review("/validate", &review("r4", "CREATE", &hpa("fresh"), None)).await.unwrap();
@@ -356,8 +327,7 @@ async fn hpa403_asks_the_api_server_for_a_target_the_cache_has_not_seen_yet() {
         if lists(&s).len() == before {
             break;
         }
-        assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick(format!("the Deployment was not seen: {answer}")).await;
     }
     // Each LIST counted in /metrics by what it answered.
     let (_, body) = conn.send("GET", "/metrics", Vec::new()).await.unwrap();
@@ -444,17 +414,13 @@ async fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
     let mut twin = web.clone();
     twin["metadata"]["name"] = json!("twin");
     s.api.apply(&[twin]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn.review("/validate", &review("u2", "CREATE", &web, None)).await.unwrap();
-        let found = hpa407(&answer);
-        if !found.is_empty() {
-            assert!(found.iter().all(|w| w.contains("twin") && !w.contains("legacy")), "{found:?}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "HPA407 was not reported within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let answer = conn
+        .review_until("/validate", &review("u2", "CREATE", &web, None), "HPA407 was not reported", |answer| {
+            !hpa407(answer).is_empty()
+        })
+        .await;
+    let found = hpa407(&answer);
+    assert!(found.iter().all(|w| w.contains("twin") && !w.contains("legacy")), "{found:?}");
     server.stop().await;
 }
 
@@ -487,32 +453,23 @@ async fn replicas_at_admission_follow_who_set_them() {
 
     // `helm install` of a chart without replicas: the HPA of the chart is admitted.
     s.api.apply_as(&[deployment("cart", None)], "helm", "Update");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn.review("/validate", &review("h1", "CREATE", &hpa_of("cart"), None)).await.unwrap();
-        let found = warnings(&answer);
-        // Until the cache has the Deployment, its HPA's target is not found.
-        if !found.iter().any(|w| w.starts_with("HPA403")) {
-            assert_eq!(response(&answer)["allowed"], true, "{answer}");
-            assert!(!found.iter().any(|w| w.contains("HPA410")), "{found:?}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the Deployment was not seen within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    // Until the cache has the Deployment, its HPA's target is not found.
+    let answer = conn
+        .review_until("/validate", &review("h1", "CREATE", &hpa_of("cart"), None), "the Deployment was not seen", |a| {
+            !warnings(a).iter().any(|w| w.starts_with("HPA403"))
+        })
+        .await;
+    assert_eq!(response(&answer)["allowed"], true, "{answer}");
+    assert!(!warnings(&answer).iter().any(|w| w.contains("HPA410")), "{answer}");
     // With replicas: 3 in the chart, it is refused.
     s.api.apply_as(&[deployment("cart", Some(3))], "helm", "Update");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn.review("/validate", &review("h2", "CREATE", &hpa_of("cart"), None)).await.unwrap();
-        if response(&answer)["allowed"] == false {
-            let message = response(&answer)["status"]["message"].as_str().unwrap();
-            assert!(message.contains("Forbidden: HPA410 workload-sets-replicas: "), "{message}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "HPA410 was not denied within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let answer = conn
+        .review_until("/validate", &review("h2", "CREATE", &hpa_of("cart"), None), "HPA410 was not denied", |a| {
+            response(a)["allowed"] == false
+        })
+        .await;
+    let message = response(&answer)["status"]["message"].as_str().unwrap();
+    assert!(message.contains("Forbidden: HPA410 workload-sets-replicas: "), "{message}");
 
     // Client-side `kubectl apply` with replicas: 3, the HPA scales to 7, then the same apply:
     // the write resets the HPA's count, warned on.
@@ -523,22 +480,19 @@ async fn replicas_at_admission_follow_who_set_them() {
     let new = s.api.apply_as(std::slice::from_ref(&manifest), "kubectl-client-side-apply", "Update").remove(0);
     assert_eq!((old["spec"]["replicas"].clone(), new["spec"]["replicas"].clone()), (json!(7), json!(3)));
     let deployments = ("apps", "v1", "deployments");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn
-            .review("/validate-workloads", &workload_review("r1", "UPDATE", deployments, &new, Some(&old)))
-            .await
-            .unwrap();
-        assert_eq!(response(&answer)["allowed"], true);
-        let found = warnings(&answer);
-        if let Some(w) = found.iter().find(|w| w.starts_with("HPA web2: HPA410 workload-sets-replicas:")) {
-            // The whole explanation, not cut.
-            assert!(w.ends_with("every apply resets the count"), "{w}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "no HPA410 warning: {found:?}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let hpa410 = |answer: &Value| {
+        warnings(answer).into_iter().find(|w| w.starts_with("HPA web2: HPA410 workload-sets-replicas:"))
+    };
+    let r1 = workload_review("r1", "UPDATE", deployments, &new, Some(&old));
+    let answer = conn
+        .review_until("/validate-workloads", &r1, "no HPA410 warning", |answer| {
+            assert_eq!(response(answer)["allowed"], true);
+            hpa410(answer).is_some()
+        })
+        .await;
+    // The whole explanation, not cut.
+    let warning = hpa410(&answer).unwrap_or_default();
+    assert!(warning.ends_with("every apply resets the count"), "{warning}");
     // The same apply again (the count is the manifest's already): nothing new to say.
     let answer = conn
         .review("/validate-workloads", &workload_review("r2", "UPDATE", deployments, &new, Some(&new)))
@@ -578,7 +532,7 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
     s.api.kill();
     // Every request is answered (HTTP 200) while the watches break; once the view is stale, the
     // HPA is checked alone, admitted, and the answer says so.
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     let mut n = 0;
     loop {
         n += 1;
@@ -587,8 +541,7 @@ async fn a_stopped_api_server_leaves_single_object_checks_and_a_warning() {
         // Every request is answered: denied while the view is fresh, allowed once it is stale.
         if response(&answer)["allowed"] == false {
             assert_eq!(response(&answer)["status"]["code"], 422, "{answer}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            assert!(Instant::now() < deadline, "the view never became stale");
+            deadline.tick("the view never became stale").await;
             continue;
         }
         assert!(
@@ -694,7 +647,7 @@ async fn the_workload_side_names_a_partial_or_stale_view() {
     }
 
     s.api.kill();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     let mut n = 0;
     loop {
         n += 1;
@@ -702,8 +655,7 @@ async fn the_workload_side_names_a_partial_or_stale_view() {
         assert_eq!(response(&answer)["allowed"], true);
         let found = warnings(&answer);
         if found == [PARTIAL_WRITE] {
-            assert!(Instant::now() < deadline, "the view never became stale");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            deadline.tick("the view never became stale").await;
             continue;
         }
         assert_eq!(found.len(), 1, "{found:?}");
@@ -788,15 +740,8 @@ async fn a_hung_api_server_leaves_single_object_checks_within_the_bound() {
     }
 
     s.api.thaw();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn.review("/validate", &review("t", "CREATE", &web, None)).await.unwrap();
-        if denied(&answer) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "not trusted again after the thaw: {answer}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    conn.review_until("/validate", &review("t", "CREATE", &web, None), "not trusted again after the thaw", denied)
+        .await;
     server.stop().await;
 }
 
@@ -835,11 +780,10 @@ async fn a_refused_kind_is_logged_once_however_often_it_is_asked_again() {
     let (mut child, reader) = spawn_webhook(&s, "127.0.0.1:0", &[]);
     // Asked again at least 5 times (one small list each).
     let probe = "/apis/policy/v1/poddisruptionbudgets";
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     while s.api.requests().iter().filter(|r| r.path == probe && r.query.split('&').any(|p| p == "limit=1")).count() < 5
     {
-        assert!(Instant::now() < deadline, "the refused kind was not asked again: {:?}", s.api.requests());
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        deadline.tick(format!("the refused kind was not asked again: {:?}", s.api.requests())).await;
     }
     child.kill().unwrap();
     child.wait().unwrap();
@@ -906,28 +850,26 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
     let addr = format!("127.0.0.1:{port}");
     let (mut child, reader) = spawn_webhook(&s, &addr, &["--policy", &policy, "--context-stale-after", "4s"]);
     let client = s.certs.client();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     let mut conn = loop {
         if let Ok(mut conn) = client.connect(addr.parse().unwrap()).await
             && conn.send("GET", "/readyz", Vec::new()).await.is_ok_and(|(status, _)| status == 200)
         {
             break conn;
         }
-        assert!(Instant::now() < deadline, "the webhook never reported ready");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        deadline.tick("the webhook never reported ready").await;
     };
     let state =
         |state: &str| format!("hpa_webhook_context_watch_state{{resource=\"rollouts.argoproj.io\",state=\"{state}\"}}");
     let cached = "hpa_webhook_context_objects{resource=\"rollouts.argoproj.io\"}";
     let until = async |conn: &mut Conn, what: &str, done: &dyn Fn(&str) -> bool| {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Deadline::within(Duration::from_secs(10));
         loop {
             let text = scrape(conn).await;
             if done(&text) {
                 return;
             }
-            assert!(Instant::now() < deadline, "{what} within 10 s: {text}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            deadline.tick(format!("{what}: {text}")).await;
         }
     };
     until(&mut conn, "the Rollout cached", &|t| {
@@ -984,15 +926,14 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
     let checked = rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts");
     let denied = "HorizontalPodAutoscaler.autoscaling \"canary\" is invalid: spec.scaleTargetRef.name: Forbidden: \
         HPA403 target-not-found: no Rollout shop/canary in the cluster (organization policy: defaults denies HPA403)";
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     let mut reviews = 0;
     while rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts") < checked + 5 {
         let answer = conn.review("/validate", &review("r1", "CREATE", &hpa, None)).await.unwrap();
         assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
         assert_eq!(warnings(&answer), Vec::<String>::new(), "{answer}");
         reviews += 1;
-        assert!(Instant::now() < deadline, "not asked again 5 times within 20 s: {:?}", s.api.requests());
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick(format!("not asked again 5 times: {:?}", s.api.requests())).await;
     }
     assert!(reviews > 5, "{reviews} reviews");
     assert_eq!(rollouts(&s, in_namespace), 1, "nothing more asked: the kind is not served");
@@ -1013,16 +954,14 @@ async fn an_optional_kind_removed_after_discovery_is_said_once_and_asked_again()
     // was also said to be `no longer served: not watched`), and nothing more is asked.
     s.api.uninstall("rollouts");
     let discoveries = |s: &Setup| s.api.requests().into_iter().filter(|r| r.path == "/apis").count();
-    let (before, deadline) = (discoveries(&s), Instant::now() + Duration::from_secs(10));
+    let (before, deadline) = (discoveries(&s), Deadline::within(Duration::from_secs(10)));
     while discoveries(&s) < before + 2 {
-        assert!(Instant::now() < deadline, "no re-check within 10 s: {:?}", s.api.requests());
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick(format!("no re-check: {:?}", s.api.requests())).await;
     }
     let checked = rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts");
     let before = discoveries(&s);
     while discoveries(&s) < before + 3 {
-        assert!(Instant::now() < deadline, "no re-check within 10 s: {:?}", s.api.requests());
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick(format!("no re-check: {:?}", s.api.requests())).await;
     }
     assert_eq!(rollouts(&s, "/apis/argoproj.io/v1alpha1/rollouts"), checked, "not served: not asked");
     let answer = conn.review("/validate", &review("r2", "CREATE", &hpa, None)).await.unwrap();
@@ -1140,10 +1079,9 @@ async fn cached_hpas_with_fields_the_release_lacks_are_counted() {
     // Its status rewritten without the field: no longer counted.
     web["status"]["conditions"][0].as_object_mut().unwrap().remove("observedGeneration");
     s.api.put(web);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     while ignored_fields(&mut conn).await != Some(0) {
-        assert!(Instant::now() < deadline, "still counted after 10 s");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick("still counted").await;
     }
     server.stop().await;
 }
@@ -1259,16 +1197,12 @@ async fn a_budget_over_several_workloads_counts_all_their_pods() {
     // Cached, next to one selecting everything: /validate finds that one only.
     s.api.apply(&[absent, null, pdb("all", 9, json!({}))]);
     let web = hpa(&objects, "web");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let found = loop {
-        let answer = conn.review("/validate", &review("p6", "CREATE", &web, None)).await.unwrap();
-        let found = hpa104(&answer);
-        if !found.is_empty() {
-            break found;
-        }
-        assert!(Instant::now() < deadline, "the budgets were not seen within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let answer = conn
+        .review_until("/validate", &review("p6", "CREATE", &web, None), "the budgets were not seen", |answer| {
+            !hpa104(answer).is_empty()
+        })
+        .await;
+    let found = hpa104(&answer);
     assert_eq!(
         found,
         [
@@ -1307,16 +1241,15 @@ async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
     // A change to a Deployment: seen as an event.
     let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
     s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     while event(&scrape(&mut conn).await, "deployments.apps").is_none() {
-        assert!(Instant::now() < deadline, "no event for deployments.apps");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("no event for deployments.apps").await;
     }
     // Then quiet, with bookmarks every 50 ms: the event ages, the watch is heard from.
     // (A loaded machine may leave the cache's thread without a turn for a while: the bookmark is
     // waited for, within a bound, rather than expected at the first scrape.)
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     loop {
         let text = scrape(&mut conn).await;
         let (since_event, since_heard) =
@@ -1325,8 +1258,7 @@ async fn since_last_event_counts_changes_and_since_heard_counts_bookmarks() {
         if since_heard < 1.0 {
             break;
         }
-        assert!(Instant::now() < deadline, "no bookmark heard within 10 s: {text}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick(format!("no bookmark heard: {text}")).await;
     }
     server.stop().await;
 }
@@ -1550,7 +1482,7 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
                 "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
                     "statusReplicasPath": ".status.HPAReplicas", "labelSelectorPath": ".status.selector"}}}]}})]);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     loop {
         // (Until the Rollouts' watch has listed, a review may find the view stale and admit; on a
         // loaded machine a LIST by name may also run out of its bound and admit with a warning.)
@@ -1559,8 +1491,7 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
             assert_eq!(response(&answer)["status"]["message"], denied, "{answer}");
             break;
         }
-        assert!(Instant::now() < deadline, "the CRD was not seen within 10 s: {answer}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick(format!("the CRD was not seen: {answer}")).await;
     }
     let asked: Vec<String> = s
         .api
@@ -1575,20 +1506,18 @@ async fn an_hpa_on_a_kind_that_is_not_served_has_no_target_for_certain() {
     // The CRD's event wakes the re-check (its interval is 5 minutes): the Rollouts are watched
     // within seconds (10 s allowed on a loaded machine), and a Rollout created then is in the cache, no LIST asked.
     let synced = "hpa_webhook_context_watch_state{resource=\"rollouts.argoproj.io\",state=\"synced\"}";
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     while metric(&scrape(&mut conn).await, synced) != Some(1.0) {
-        assert!(Instant::now() < deadline, "the Rollouts were not watched within 10 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("the Rollouts were not watched").await;
     }
     s.api.apply(&[json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
         "metadata": {"name": "canary", "namespace": "shop"},
         "spec": {"selector": {"matchLabels": {"app": "canary"}}, "template": {"metadata": {"labels": {"app": "canary"}},
             "spec": {"containers": [{"name": "app", "image": "c:1", "resources": {"requests": {"cpu": "100m"}}}]}}}})]);
     let cached = "hpa_webhook_context_objects{resource=\"rollouts.argoproj.io\"}";
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Deadline::within(Duration::from_secs(5));
     while metric(&scrape(&mut conn).await, cached) != Some(1.0) {
-        assert!(Instant::now() < deadline, "the Rollout was not cached within 5 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("the Rollout was not cached").await;
     }
     let listed = rollouts(&s);
     let answer = conn.review("/validate", &review("n3", "CREATE", &hpa, None)).await.unwrap();
@@ -1787,14 +1716,13 @@ async fn deny_rules_by_namespace_and_never_on_a_stale_view() {
     let pinned = hpa_in("team-a", "front", 4, 4);
 
     s.api.kill();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Deadline::within(Duration::from_secs(20));
     let mut n = 0;
     loop {
         n += 1;
         let answer = conn.review("/validate", &review(&format!("n3-{n}"), "CREATE", &second, None)).await.unwrap();
         if response(&answer)["allowed"] == false {
-            assert!(Instant::now() < deadline, "the view never became stale");
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            deadline.tick("the view never became stale").await;
             continue;
         }
         let found = warnings(&answer);
@@ -1888,14 +1816,13 @@ async fn the_workload_side_on_creates_and_updates_of_what_surrounds_an_hpa() {
     s.api.apply(&[clean]);
     let pdbs = ("policy", "v1", "poddisruptionbudgets");
     let mut review = workload_review("k4", "UPDATE", pdbs, &pdb("media"), Some(&old_pdb));
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     loop {
         let found = said(&mut conn, &review).await;
         if has(&found, "HPA media-hpa: HPA104 min-replicas-blocked-by-pdb:") {
             break;
         }
-        assert!(Instant::now() < deadline, "no HPA104: {found:?}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick(format!("no HPA104: {found:?}")).await;
         review["request"]["uid"] = json!("k4b");
     }
     let vpas = ("autoscaling.k8s.io", "v1", "verticalpodautoscalers");
@@ -1973,14 +1900,13 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
             .count()
     };
     // Until the cache has the new Deployment in `outlet`.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !warnings(&conn.review("/validate", &review("g0", "CREATE", &elsewhere, None)).await.unwrap())
-        .iter()
-        .any(|w| w.starts_with("HPA201"))
-    {
-        assert!(Instant::now() < deadline, "the Deployment in outlet was not seen");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    conn.review_until(
+        "/validate",
+        &review("g0", "CREATE", &elsewhere, None),
+        "the Deployment in outlet was not seen",
+        |a| warnings(a).iter().any(|w| w.starts_with("HPA201")),
+    )
+    .await;
     let listed = lists(&s);
     // A write of another kind, then a compaction: the Deployments' watch, renewed from its own
     // (older) resourceVersion, gets `410 Gone`.
@@ -1989,7 +1915,7 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
         "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}}),
     ]);
     s.api.compact();
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Deadline::within(Duration::from_secs(15));
     let mut n = 0;
     while lists(&s) == listed || n < 10 {
         n += 1;
@@ -2003,22 +1929,16 @@ async fn an_expired_watch_relists_without_a_stale_answer() {
         let found = warnings(&answer);
         assert!(found.iter().any(|w| w.starts_with("HPA201 missing-resource-request: ")), "{found:?}");
         assert!(!found.iter().any(|w| w.starts_with("hpa-webhook checked")), "{found:?}");
-        assert!(Instant::now() < deadline, "no relist of Deployments within 15 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        deadline.tick("no relist of Deployments").await;
     }
     // Fixed after the relist: seen, as any change.
     let fixed = in_namespace(fixtures::cluster_fixture("requests-set"), "shop");
     s.api.apply(&[find(&fixed, "Deployment", "web").clone()]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let answer = conn.review("/validate", &review("g-fixed", "CREATE", &web, None)).await.unwrap();
-        if response(&answer)["allowed"] == true {
-            assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA201")), "{answer}");
-            break;
-        }
-        assert!(Instant::now() < deadline, "the fixed Deployment was not seen after the relist");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let what = "the fixed Deployment was not seen after the relist";
+    let answer = conn
+        .review_until("/validate", &review("g-fixed", "CREATE", &web, None), what, |a| response(a)["allowed"] == true)
+        .await;
+    assert!(!warnings(&answer).iter().any(|w| w.starts_with("HPA201")), "{answer}");
     server.stop().await;
 }
 
@@ -2044,10 +1964,9 @@ async fn a_kind_that_never_syncs_leaves_single_object_checks_after_the_sync_time
     ];
     let server = Server::start(&s.certs, &flags).await;
     let mut conn = s.certs.client().connect(server.addr).await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     while conn.send("GET", "/readyz", Vec::new()).await.unwrap().0 != 200 {
-        assert!(Instant::now() < deadline, "not ready past the sync timeout");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("not ready past the sync timeout").await;
     }
     let web = hpa(&objects, "web");
     let answer = conn.review("/validate", &review("y1", "CREATE", &web, None)).await.unwrap();

@@ -3,13 +3,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hyper::StatusCode;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::support::{Certs, Client, Server, apply_patch, hpa_v1, hpa_v2, hpa_v2_defaulted, response, review};
+use crate::support::{
+    Certs, Client, Deadline, Server, apply_patch, hpa_v1, hpa_v2, hpa_v2_defaulted, response, review,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_reviews_over_http1_and_http2() {
@@ -185,14 +187,13 @@ async fn without_certificates_the_server_waits_for_them() {
     let client = certs.client();
     assert!(client.connect(server.addr).await.is_err(), "no certificate: handshakes fail");
     certs.write();
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Deadline::within(Duration::from_secs(5));
     loop {
         if let Ok(mut conn) = client.connect(server.addr).await {
             assert_eq!(conn.send("GET", "/readyz", vec![]).await.unwrap().0, StatusCode::OK);
             break;
         }
-        assert!(Instant::now() < deadline, "the certificate was never loaded");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("the certificate was never loaded").await;
     }
     server.stop().await;
 }
@@ -286,10 +287,9 @@ async fn certificate_rotation_under_load_fails_no_request() {
     let served_at_least = |n: usize| {
         let ok = ok.clone();
         async move {
-            let deadline = Instant::now() + Duration::from_secs(20);
+            let deadline = Deadline::within(Duration::from_secs(20));
             while ok.load(Ordering::Relaxed) < n {
-                assert!(Instant::now() < deadline, "no load reached the server");
-                tokio::time::sleep(Duration::from_millis(5)).await;
+                deadline.tick("no load reached the server").await;
             }
         }
     };
@@ -298,14 +298,9 @@ async fn certificate_rotation_under_load_fails_no_request() {
         let next = certs.write();
         assert_ne!(next, current);
         // New connections get the new certificate once the next poll has seen the files.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let conn = client.connect(addr).await.unwrap();
-            if conn.peer_cert == next {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the new certificate was never served");
-            tokio::time::sleep(Duration::from_millis(10)).await;
+        let deadline = Deadline::within(Duration::from_secs(5));
+        while client.connect(addr).await.unwrap().peer_cert != next {
+            deadline.tick("the new certificate was never served").await;
         }
         current = next;
     }
@@ -342,10 +337,9 @@ async fn a_mismatched_pair_is_not_served() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(client.connect(server.addr).await.unwrap().peer_cert, first, "old pair still served");
     crate::support::write_atomically(&certs.key_path(), issued.key_pem.as_bytes());
-    let deadline = Instant::now() + Duration::from_secs(5);
+    let deadline = Deadline::within(Duration::from_secs(5));
     while client.connect(server.addr).await.unwrap().peer_cert == first {
-        assert!(Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        deadline.tick("the new key pair was never served").await;
     }
     server.stop().await;
 }
@@ -373,10 +367,9 @@ async fn stop_lets_in_flight_requests_finish() {
     let stopping = tokio::spawn(server.stop());
     // The listener closes once the stop has begun (waited for, within a bound: on a loaded
     // machine the server's tasks may not have run yet).
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Deadline::within(Duration::from_secs(10));
     while tokio::net::TcpStream::connect(addr).await.is_ok() {
-        assert!(Instant::now() < deadline, "the listener is still open after 10 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        deadline.tick("the listener is still open").await;
     }
     stream.write_all(&body[body.len() / 2..]).await.unwrap();
     let mut reply = Vec::new();

@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::body::Bytes;
@@ -250,10 +251,9 @@ impl Server {
         if certs.cert_path().exists() {
             // Serving starts asynchronously: wait for the first successful handshake.
             let client = certs.client();
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+            let deadline = Deadline::within(Duration::from_secs(5));
             while client.tls(addr).await.is_err() {
-                assert!(std::time::Instant::now() < deadline, "the server never became ready");
-                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                deadline.tick("the server never became ready").await;
             }
         }
         server
@@ -264,7 +264,7 @@ impl Server {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        tokio::time::timeout(std::time::Duration::from_secs(10), &mut self.task).await.unwrap().unwrap().unwrap();
+        tokio::time::timeout(Duration::from_secs(10), &mut self.task).await.unwrap().unwrap().unwrap();
     }
 }
 
@@ -416,6 +416,47 @@ impl Conn {
             return Err(std::io::Error::other(format!("HTTP {status}: {}", String::from_utf8_lossy(&body))));
         }
         serde_json::from_slice(&body).map_err(std::io::Error::other)
+    }
+
+    /// POSTs `review` to `path` until `done` holds of the answer, and returns that answer: what
+    /// the webhook says follows the API server's events, which reach its cache after a moment.
+    /// Fails after 10 s, saying `what` did not happen, with the last answer.
+    pub async fn review_until(
+        &mut self,
+        path: &str,
+        review: &Value,
+        what: &str,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Deadline::within(Duration::from_secs(10));
+        loop {
+            let answer = self.review(path, review).await.unwrap();
+            if done(&answer) {
+                return answer;
+            }
+            deadline.tick(format!("{what}: {answer}")).await;
+        }
+    }
+}
+
+/// The bound on waiting for something that comes true after a while (a watch event reaching
+/// the cache, a server draining): long enough that a loaded CI machine never reaches it by
+/// noise, so a test fails only when the thing never happens.
+pub struct Deadline {
+    at: Instant,
+    within: Duration,
+}
+
+impl Deadline {
+    pub fn within(within: Duration) -> Self {
+        Deadline { at: Instant::now() + within, within }
+    }
+
+    /// Fails the test, saying `what` did not happen, once the deadline has passed; otherwise
+    /// waits a moment before the next try.
+    pub async fn tick(&self, what: impl std::fmt::Display) {
+        assert!(Instant::now() < self.at, "not within {:?}: {what}", self.within);
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
