@@ -33,7 +33,9 @@ crate::declare_rule! {
     /// it is reported instead, as an error on the budget in kube-apiserver's words (its decoding
     /// error, `json: cannot unmarshal number 2.5 into Go struct field ...`, else every error of
     /// `ValidatePodDisruptionBudgetSpec` in its order), on each HPA whose pods it was meant to
-    /// select (its selector without what kube-apiserver refuses in it).
+    /// select (its selector without what kube-apiserver refuses in it). The words are those of
+    /// the release `--kubernetes-version` selects: a label key's name part or a label value is
+    /// `no more than 63 characters` before 1.35, `no more than 63 bytes` from 1.35.
     ///
     /// The budget counts every pod it selects, as the disruption controller's
     /// `getExpectedPodCount` (`pkg/controller/disruption/disruption.go`) does: an integer

@@ -40,7 +40,9 @@ crate::declare_rule! {
     /// or that exceed 256 KiB with their values, and a pod template without containers
     /// (`spec.template.spec.containers: Required value`; a StatefulSet's pod spec is not
     /// validated). The rest of the pod spec (containers' names and images, volumes, ...) and of
-    /// the workload's metadata (its labels, annotations, a `generateName`) is not checked.
+    /// the workload's metadata (its labels, annotations, a `generateName`) is not checked. The
+    /// words are those of the release `--kubernetes-version` selects: a label value is `no more
+    /// than 63 characters` before 1.35, `no more than 63 bytes` from 1.35.
     /// So is, for an Argo Rollout target with `spec.workloadRef`, the Deployment or ReplicaSet
     /// it names when kube-apiserver refuses it, in the same words, on that workload: it is never
     /// created, so Argo Rollouts cannot resolve the reference (the Rollout's `InvalidSpec`
