@@ -1270,6 +1270,25 @@ fn a_rescale_of_unknown_earlier_size_counts_in_the_policy_periods() {
     assert_eq!(limited(&d), (json!(3), json!(true), json!(4), json!("ScaleUpLimit")));
 }
 
+/// The JSON's `normalization.policy` names the policy of the direction the count moves
+/// (`convertDesiredReplicasWithBehaviorRate`: the stabilized count against the current one),
+/// whether it binds (a scale-up limited below the stabilized count, a scale-down above it) or
+/// not.
+#[test]
+fn the_policy_is_named_in_the_direction_of_the_move() {
+    let policy = |scenario: &str| {
+        let (d, _) = replayed(scenario);
+        (d["normalization"]["limitReason"].clone(), d["normalization"]["policy"].clone())
+    };
+    let up = |start: i64| json!({"direction": "scaleUp", "index": 0, "periodStartReplicas": start});
+    assert_eq!(policy("policy-up"), (json!("ScaleUpLimit"), up(1)));
+    assert_eq!(policy("policy-up-noevent"), (json!("ScaleUpLimit"), up(2)));
+    assert_eq!(
+        policy("policy-down"),
+        (json!("ScaleDownLimit"), json!({"direction": "scaleDown", "index": 0, "periodStartReplicas": 4}))
+    );
+}
+
 /// An in-place resize that does not hold the count is a note, not an answer to "why is it not
 /// scaling" of an HPA that scales.
 #[test]

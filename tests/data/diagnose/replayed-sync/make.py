@@ -276,3 +276,9 @@ write("every-phase", [hpa(), deploy(8), pod("r0"), pod("r1"), succeeded, pod("f0
                       pod("un", ready=False, start="2026-03-02T09:59:30Z", ready_at="2026-03-02T09:59:30Z"),
                       pod("uk", phase="Unknown"), deleting],
       [("r0", "10m"), ("r1", "10m"), ("uk", "10m"), ("del", "10m")])
+
+# A scale-down bound by a policy (scaleDown Pods 1 per 60s, no window): 4 pods at 10 % of 50 %
+# want 1, the policy allows 3 (ScaleDownLimit); the policy is named in the direction of the
+# move, scaleDown (a scale-up bound by its policy, policy-up, is scaleUp).
+write("policy-down", [hpa(behavior={"scaleDown": {"stabilizationWindowSeconds": 0, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}),
+                      deploy(4)] + [pod(f"p{i}") for i in range(4)], [(f"p{i}", "10m") for i in range(4)])
