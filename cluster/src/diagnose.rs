@@ -225,12 +225,25 @@ pub fn inputs_from_objects(
     let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
     let target = &hpa.spec.scale_target_ref;
 
+    // From files, a kind Kubernetes' own groups do not serve (a Deployment of
+    // `extensions/v1beta1`, an Argo Rollout written `apps/v1`) maps to no resource whatever
+    // the files hold: `reconcileAutoscaler` stops at its RESTMapper (`RESTMappings`) with
+    // `no matches for kind ...`, as a live read finds through discovery.
+    let unmapped = !objects.metrics_asked
+        && objects.target_error.is_none()
+        && hpa_core::rules::unmapped_scale_target(&target.api_version, &target.kind);
     // The scale subresource, or the target itself read as the API server builds its scale.
-    let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
+    let scale = if unmapped {
+        let group = GroupVersion::parse_or_empty(&target.api_version).group();
+        Err(Error::Snapshot(discovery::no_kind_match(group, &target.kind)))
+    } else {
+        scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes)
+    };
     // Read live, a target that could not be read comes with the server's error; from files,
     // a target whose kind the files hold none of was not gathered, which says nothing of what
     // the controller sees.
     if scale.is_err()
+        && !unmapped
         && objects.target_error.is_none()
         && !items.iter().any(|v| kind_of(v) == target.kind)
         && cluster_scoped_plural(&items, &target.api_version, &target.kind).is_none()
@@ -243,7 +256,7 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
-    sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
+    sync.scale_unmapped = unmapped || (scale.is_err() && objects.target_error.is_some() && objects.target_unmapped);
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name).and_then(|t| {
         admitted_template(t, &items, namespace, objects.release)
             .map_err(|why| notes.extend(unknown_template_note(&why, &target.kind, namespace, &target.name)))
@@ -282,6 +295,10 @@ pub fn inputs_from_objects(
         let other_read = read(other);
         let Ok(other_hpa) = &other_read.hpa else { continue };
         let t = &other_hpa.spec.scale_target_ref;
+        // A target its RESTMapper maps to nothing: that HPA never reads a selector.
+        if !objects.metrics_asked && hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
+            continue;
+        }
         let mut ignored = Vec::new();
         let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
             if objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == t.kind) {

@@ -640,6 +640,45 @@ fn live_reads_the_scale_of_any_resource_through_discovery() {
     );
 }
 
+/// A snapshot's target written in a group that does not serve its kind (a Deployment of
+/// `extensions/v1beta1`; of `apps`, which Go reads as version `apps` of the core group) maps
+/// to no resource, as it does live: `reconcileAutoscaler` stops at `RESTMappings` with
+/// FailedGetScale `no matches for kind ...`, whatever Deployment the files hold (here `web` of
+/// `apps/v1`, which was read as a missing `deployment "web"`); an HPA of such a target reads
+/// no selector, so it makes no other HPA ambiguous.
+#[test]
+fn a_snapshot_target_of_a_group_that_does_not_serve_its_kind_is_unmapped_as_live() {
+    let (d, human) = replayed("unmapped-target");
+    let error = r#"unable to determine resource for scale target reference: no matches for kind "Deployment" in group "extensions""#;
+    assert_eq!((d["outcome"].clone(), d["error"].clone()), (json!("FailedGetScale"), json!(error)), "{d:#}");
+    assert_eq!(
+        d["conditions"][0]["replayed"]["message"],
+        r#"the HPA controller was unable to get the target's current scale: no matches for kind "Deployment" in group "extensions""#
+    );
+    assert!(human.contains(error), "{human}");
+    let (d, _) = replayed("unmapped-core");
+    assert_eq!(
+        d["error"],
+        r#"unable to determine resource for scale target reference: no matches for kind "Deployment" in group """#
+    );
+    let (d, _) = replayed("unmapped-other");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+
+    // The same objects served live: the same sync.
+    let l = live();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/unmapped-target");
+    for object in fixtures::load(&dir.join("objects.json")) {
+        l.server.put(object);
+    }
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let live = run.json();
+    let (files, _) = replayed("unmapped-target");
+    for key in ["outcome", "error", "conditions"] {
+        assert_eq!(live[key], files[key], "{key}");
+    }
+}
+
 /// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
 /// RBAC): the diagnosis says so and stops, and does not replay a `FailedGetResourceMetric`.
 #[test]
