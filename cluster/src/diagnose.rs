@@ -295,8 +295,9 @@ pub fn inputs_from_objects(
         let other_read = read(other);
         let Ok(other_hpa) = &other_read.hpa else { continue };
         let t = &other_hpa.spec.scale_target_ref;
-        // A target its RESTMapper maps to nothing: that HPA never reads a selector.
-        if !objects.metrics_asked && hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
+        // A target its RESTMapper maps to nothing: that HPA never reads a selector (live, the
+        // Scale of a same-named target of another group must not be taken for its own).
+        if hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
             continue;
         }
         let mut ignored = Vec::new();

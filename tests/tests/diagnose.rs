@@ -677,6 +677,34 @@ fn a_snapshot_target_of_a_group_that_does_not_serve_its_kind_is_unmapped_as_live
     for key in ["outcome", "error", "conditions"] {
         assert_eq!(live[key], files[key], "{key}");
     }
+    // Live, HPA web2's target (a Deployment `web` of `extensions/v1beta1`) is not the Scale of
+    // the `apps/v1` Deployment `web` that HPA web reads: no AmbiguousSelector either.
+    let l = live_with_pod_metrics("unmapped-other");
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+}
+
+/// A replayed-sync scenario's objects served live, with its PodMetrics (labelled as their pods,
+/// as metrics-server lists them by the pods' selector).
+fn live_with_pod_metrics(scenario: &str) -> Live {
+    let l = live();
+    l.server.install("podmetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync").join(scenario);
+    let objects = fixtures::load(&dir.join("objects.json"));
+    let metrics: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("pod-metrics.json")).unwrap()).unwrap();
+    for mut item in metrics["items"].as_array().unwrap().clone() {
+        let pod = objects.iter().find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == item["metadata"]["name"]);
+        item["metadata"]["labels"] = pod.map_or(json!({}), |p| p["metadata"]["labels"].clone());
+        item["kind"] = json!("PodMetrics");
+        item["apiVersion"] = json!("metrics.k8s.io/v1beta1");
+        l.server.put(item);
+    }
+    for object in objects {
+        l.server.put(object);
+    }
+    l
 }
 
 /// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
