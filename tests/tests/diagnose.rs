@@ -231,6 +231,50 @@ fn live_without_metrics_server_still_diagnoses_and_says_so() {
     assert_eq!(d["findings"][0]["cause"], "no-metrics");
 }
 
+/// The resource metrics API is read at `metrics.k8s.io/v1` where it is served (before
+/// v1beta1), and never at `v1alpha1`: a server with only that version has no resource metrics
+/// API the diagnosis reads, said as for one without metrics-server.
+#[test]
+fn pod_metrics_are_read_at_v1_else_v1beta1_never_v1alpha1() {
+    let serve = |install: &str, api_version: &str| {
+        let l = live();
+        l.server.install(install);
+        for object in fixtures::load(Path::new(&data("objects.yaml"))) {
+            l.server.put(object);
+        }
+        let metrics: Value = serde_json::from_str(&std::fs::read_to_string(data("pod-metrics.json")).unwrap()).unwrap();
+        for mut item in metrics["items"].as_array().unwrap().clone() {
+            item["kind"] = json!("PodMetrics");
+            item["apiVersion"] = json!(api_version);
+            l.server.put(item);
+        }
+        l
+    };
+    let metrics_paths = |l: &Live| -> Vec<String> {
+        l.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.starts_with("/apis/metrics.k8s.io/") && r.path.ends_with("/pods"))
+            .map(|r| r.path)
+            .collect()
+    };
+    let l = serve("podmetrics-v1", "metrics.k8s.io/v1");
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["metrics"][0]["proposal"].clone(), d["desiredReplicas"].clone()), (json!(258), json!(4)), "{d:#}");
+    assert_eq!(metrics_paths(&l), ["/apis/metrics.k8s.io/v1/namespaces/default/pods"]);
+
+    let l = serve("podmetrics-v1alpha1", "metrics.k8s.io/v1alpha1");
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert!(d["notes"].as_array().unwrap().iter().any(|n| n
+        == "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"), "{d:#}");
+    assert!(metrics_paths(&l).is_empty(), "{:?}", metrics_paths(&l));
+}
+
 #[test]
 fn live_servers_that_hang_or_are_gone_fail_in_time() {
     let l = live();
