@@ -2332,6 +2332,46 @@ mod tests {
         assert_eq!(sync("app==web,!track", latest), Ok((None, 1)));
     }
 
+    /// From files, a target written in one of Kubernetes' own groups that does not serve its
+    /// kind is the RESTMapper's failure (`scale_unmapped`, `no matches for kind ...`), even where
+    /// the files hold an object of that kind and name in another group or in that one; another
+    /// HPA of such a target selects nothing.
+    #[test]
+    fn a_target_kind_its_group_does_not_serve_is_unmapped() {
+        use serde_json::json;
+        let hpa = |name: &str, api_version: &str| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "ns"},
+                "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": "Deployment", "name": "web"},
+                    "minReplicas": 1, "maxReplicas": 5}})
+        };
+        let deployment = |api_version: &str| {
+            json!({"apiVersion": api_version, "kind": "Deployment", "metadata": {"name": "web", "namespace": "ns"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}})
+        };
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "labels": {"app": "web"}}});
+        let sync = |items: Vec<Value>| {
+            let objects = DiagnosisObjects::snapshot(items, KubernetesVersion::LATEST);
+            inputs_from_objects(&objects, "ns", "web", Timestamp::from_secs(0))
+                .map(|i| (i.sync.scale.map(|s| s.spec_replicas).map_err(|e| e.0), i.sync.scale_unmapped))
+                .map_err(|e| e.to_string())
+        };
+        let unmapped =
+            |group: &str| Ok((Err(format!("no matches for kind \"Deployment\" in group \"{group}\"")), true));
+        for held in ["apps/v1", "extensions/v1beta1"] {
+            assert_eq!(sync(vec![hpa("web", "extensions/v1beta1"), deployment(held)]), unmapped("extensions"));
+        }
+        assert_eq!(sync(vec![hpa("web", "extensions/v1beta1")]), unmapped("extensions"));
+        assert_eq!(sync(vec![hpa("web", "apps"), deployment("apps/v1")]), unmapped(""));
+        assert_eq!(sync(vec![hpa("web", "apps/v1beta2"), deployment("apps/v1")]), Ok((Ok(2), false)));
+        let other = DiagnosisObjects::snapshot(
+            vec![hpa("web", "apps/v1"), hpa("old", "extensions/v1beta1"), deployment("apps/v1"), pod],
+            KubernetesVersion::LATEST,
+        );
+        let inputs = inputs_from_objects(&other, "ns", "web", Timestamp::from_secs(0)).map_err(|e| e.to_string());
+        assert_eq!(inputs.map(|i| (i.sync.pods.len(), i.sync.other_hpas_selecting_pods)), Ok((1, Vec::new())));
+    }
+
     /// An HPA controller event read through `events.k8s.io/v1`: the legacy recorder leaves
     /// `eventTime` null and keeps its times and count in the `deprecated*` fields.
     #[test]
