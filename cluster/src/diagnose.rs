@@ -225,12 +225,25 @@ pub fn inputs_from_objects(
     let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
     let target = &hpa.spec.scale_target_ref;
 
+    // From files, a kind Kubernetes' own groups do not serve (a Deployment of
+    // `extensions/v1beta1`, an Argo Rollout written `apps/v1`) maps to no resource whatever
+    // the files hold: `reconcileAutoscaler` stops at its RESTMapper (`RESTMappings`) with
+    // `no matches for kind ...`, as a live read finds through discovery.
+    let unmapped = !objects.metrics_asked
+        && objects.target_error.is_none()
+        && hpa_core::rules::unmapped_scale_target(&target.api_version, &target.kind);
     // The scale subresource, or the target itself read as the API server builds its scale.
-    let scale = scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes);
+    let scale = if unmapped {
+        let group = GroupVersion::parse_or_empty(&target.api_version).group();
+        Err(Error::Snapshot(discovery::no_kind_match(group, &target.kind)))
+    } else {
+        scale_of(&items, namespace, &target.api_version, &target.kind, &target.name, &mut notes)
+    };
     // Read live, a target that could not be read comes with the server's error; from files,
     // a target whose kind the files hold none of was not gathered, which says nothing of what
     // the controller sees.
     if scale.is_err()
+        && !unmapped
         && objects.target_error.is_none()
         && !items.iter().any(|v| kind_of(v) == target.kind)
         && cluster_scoped_plural(&items, &target.api_version, &target.kind).is_none()
@@ -243,7 +256,7 @@ pub fn inputs_from_objects(
         (Err(_), Some(e)) => Err(ReadError(e.clone())),
         (Err(e), None) => Err(ReadError(e.to_string())),
     };
-    sync.scale_unmapped = scale.is_err() && objects.target_error.is_some() && objects.target_unmapped;
+    sync.scale_unmapped = unmapped || (scale.is_err() && objects.target_error.is_some() && objects.target_unmapped);
     let template = target_object(&items, namespace, &target.api_version, &target.kind, &target.name).and_then(|t| {
         admitted_template(t, &items, namespace, objects.release)
             .map_err(|why| notes.extend(unknown_template_note(&why, &target.kind, namespace, &target.name)))
@@ -282,6 +295,11 @@ pub fn inputs_from_objects(
         let other_read = read(other);
         let Ok(other_hpa) = &other_read.hpa else { continue };
         let t = &other_hpa.spec.scale_target_ref;
+        // A target its RESTMapper maps to nothing: that HPA never reads a selector (live, the
+        // Scale of a same-named target of another group must not be taken for its own).
+        if hpa_core::rules::unmapped_scale_target(&t.api_version, &t.kind) {
+            continue;
+        }
         let mut ignored = Vec::new();
         let Ok(other_scale) = scale_of(&items, namespace, &t.api_version, &t.kind, &t.name, &mut ignored) else {
             if objects.target_error.is_none() && !items.iter().any(|v| kind_of(v) == t.kind) {
@@ -2312,6 +2330,46 @@ mod tests {
             Ok((Some("unable to parse requirement: found ')', expected: ',', or identifier".into()), 0))
         );
         assert_eq!(sync("app==web,!track", latest), Ok((None, 1)));
+    }
+
+    /// From files, a target written in one of Kubernetes' own groups that does not serve its
+    /// kind is the RESTMapper's failure (`scale_unmapped`, `no matches for kind ...`), even where
+    /// the files hold an object of that kind and name in another group or in that one; another
+    /// HPA of such a target selects nothing.
+    #[test]
+    fn a_target_kind_its_group_does_not_serve_is_unmapped() {
+        use serde_json::json;
+        let hpa = |name: &str, api_version: &str| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "ns"},
+                "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": "Deployment", "name": "web"},
+                    "minReplicas": 1, "maxReplicas": 5}})
+        };
+        let deployment = |api_version: &str| {
+            json!({"apiVersion": api_version, "kind": "Deployment", "metadata": {"name": "web", "namespace": "ns"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}})
+        };
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns", "labels": {"app": "web"}}});
+        let sync = |items: Vec<Value>| {
+            let objects = DiagnosisObjects::snapshot(items, KubernetesVersion::LATEST);
+            inputs_from_objects(&objects, "ns", "web", Timestamp::from_secs(0))
+                .map(|i| (i.sync.scale.map(|s| s.spec_replicas).map_err(|e| e.0), i.sync.scale_unmapped))
+                .map_err(|e| e.to_string())
+        };
+        let unmapped =
+            |group: &str| Ok((Err(format!("no matches for kind \"Deployment\" in group \"{group}\"")), true));
+        for held in ["apps/v1", "extensions/v1beta1"] {
+            assert_eq!(sync(vec![hpa("web", "extensions/v1beta1"), deployment(held)]), unmapped("extensions"));
+        }
+        assert_eq!(sync(vec![hpa("web", "extensions/v1beta1")]), unmapped("extensions"));
+        assert_eq!(sync(vec![hpa("web", "apps"), deployment("apps/v1")]), unmapped(""));
+        assert_eq!(sync(vec![hpa("web", "apps/v1beta2"), deployment("apps/v1")]), Ok((Ok(2), false)));
+        let other = DiagnosisObjects::snapshot(
+            vec![hpa("web", "apps/v1"), hpa("old", "extensions/v1beta1"), deployment("apps/v1"), pod],
+            KubernetesVersion::LATEST,
+        );
+        let inputs = inputs_from_objects(&other, "ns", "web", Timestamp::from_secs(0)).map_err(|e| e.to_string());
+        assert_eq!(inputs.map(|i| (i.sync.pods.len(), i.sync.other_hpas_selecting_pods)), Ok((1, Vec::new())));
     }
 
     /// An HPA controller event read through `events.k8s.io/v1`: the legacy recorder leaves

@@ -231,6 +231,50 @@ fn live_without_metrics_server_still_diagnoses_and_says_so() {
     assert_eq!(d["findings"][0]["cause"], "no-metrics");
 }
 
+/// The resource metrics API is read at `metrics.k8s.io/v1` where it is served (before
+/// v1beta1), and never at `v1alpha1`: a server with only that version has no resource metrics
+/// API the diagnosis reads, said as for one without metrics-server.
+#[test]
+fn pod_metrics_are_read_at_v1_else_v1beta1_never_v1alpha1() {
+    let serve = |install: &str, api_version: &str| {
+        let l = live();
+        l.server.install(install);
+        for object in fixtures::load(Path::new(&data("objects.yaml"))) {
+            l.server.put(object);
+        }
+        let metrics: Value = serde_json::from_str(&std::fs::read_to_string(data("pod-metrics.json")).unwrap()).unwrap();
+        for mut item in metrics["items"].as_array().unwrap().clone() {
+            item["kind"] = json!("PodMetrics");
+            item["apiVersion"] = json!(api_version);
+            l.server.put(item);
+        }
+        l
+    };
+    let metrics_paths = |l: &Live| -> Vec<String> {
+        l.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.starts_with("/apis/metrics.k8s.io/") && r.path.ends_with("/pods"))
+            .map(|r| r.path)
+            .collect()
+    };
+    let l = serve("podmetrics-v1", "metrics.k8s.io/v1");
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["metrics"][0]["proposal"].clone(), d["desiredReplicas"].clone()), (json!(258), json!(4)), "{d:#}");
+    assert_eq!(metrics_paths(&l), ["/apis/metrics.k8s.io/v1/namespaces/default/pods"]);
+
+    let l = serve("podmetrics-v1alpha1", "metrics.k8s.io/v1alpha1");
+    let run = l.diagnose(&["php-apache", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!(d["outcome"], "FailedComputeMetrics", "{d:#}");
+    assert!(d["notes"].as_array().unwrap().iter().any(|n| n
+        == "the resource metrics API (metrics.k8s.io) is not installed, so the HPA controller gets no CPU or memory usage: install metrics-server"), "{d:#}");
+    assert!(metrics_paths(&l).is_empty(), "{:?}", metrics_paths(&l));
+}
+
 #[test]
 fn live_servers_that_hang_or_are_gone_fail_in_time() {
     let l = live();
@@ -638,6 +682,73 @@ fn live_reads_the_scale_of_any_resource_through_discovery() {
         r#"unable to determine resource for scale target reference: no matches for kind "Gadget" in group "example.com""#,
         "{d:#}"
     );
+}
+
+/// A snapshot's target written in a group that does not serve its kind (a Deployment of
+/// `extensions/v1beta1`; of `apps`, which Go reads as version `apps` of the core group) maps
+/// to no resource, as it does live: `reconcileAutoscaler` stops at `RESTMappings` with
+/// FailedGetScale `no matches for kind ...`, whatever Deployment the files hold (here `web` of
+/// `apps/v1`, which was read as a missing `deployment "web"`); an HPA of such a target reads
+/// no selector, so it makes no other HPA ambiguous.
+#[test]
+fn a_snapshot_target_of_a_group_that_does_not_serve_its_kind_is_unmapped_as_live() {
+    let (d, human) = replayed("unmapped-target");
+    let error = r#"unable to determine resource for scale target reference: no matches for kind "Deployment" in group "extensions""#;
+    assert_eq!((d["outcome"].clone(), d["error"].clone()), (json!("FailedGetScale"), json!(error)), "{d:#}");
+    assert_eq!(
+        d["conditions"][0]["replayed"]["message"],
+        r#"the HPA controller was unable to get the target's current scale: no matches for kind "Deployment" in group "extensions""#
+    );
+    assert!(human.contains(error), "{human}");
+    let (d, _) = replayed("unmapped-core");
+    assert_eq!(
+        d["error"],
+        r#"unable to determine resource for scale target reference: no matches for kind "Deployment" in group """#
+    );
+    let (d, _) = replayed("unmapped-other");
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+
+    // The same objects served live: the same sync.
+    let l = live();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync/unmapped-target");
+    for object in fixtures::load(&dir.join("objects.json")) {
+        l.server.put(object);
+    }
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let live = run.json();
+    let (files, _) = replayed("unmapped-target");
+    for key in ["outcome", "error", "conditions"] {
+        assert_eq!(live[key], files[key], "{key}");
+    }
+    // Live, HPA web2's target (a Deployment `web` of `extensions/v1beta1`) is not the Scale of
+    // the `apps/v1` Deployment `web` that HPA web reads: no AmbiguousSelector either.
+    let l = live_with_pod_metrics("unmapped-other");
+    let run = l.diagnose(&["web", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let d = run.json();
+    assert_eq!((d["outcome"].clone(), d["desiredReplicas"].clone()), (json!("Rescaled"), json!(4)), "{d:#}");
+}
+
+/// A replayed-sync scenario's objects served live, with its PodMetrics (labelled as their pods,
+/// as metrics-server lists them by the pods' selector).
+fn live_with_pod_metrics(scenario: &str) -> Live {
+    let l = live();
+    l.server.install("podmetrics");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/diagnose/replayed-sync").join(scenario);
+    let objects = fixtures::load(&dir.join("objects.json"));
+    let metrics: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("pod-metrics.json")).unwrap()).unwrap();
+    for mut item in metrics["items"].as_array().unwrap().clone() {
+        let pod = objects.iter().find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == item["metadata"]["name"]);
+        item["metadata"]["labels"] = pod.map_or(json!({}), |p| p["metadata"]["labels"].clone());
+        item["kind"] = json!("PodMetrics");
+        item["apiVersion"] = json!("metrics.k8s.io/v1beta1");
+        l.server.put(item);
+    }
+    for object in objects {
+        l.server.put(object);
+    }
+    l
 }
 
 /// A metrics API refusing the user (403) is not the controller's answer (it reads with its own
@@ -1268,6 +1379,25 @@ fn a_rescale_of_unknown_earlier_size_counts_in_the_policy_periods() {
         == "the rescale to 3 28s ago has no earlier size among the HPA's events: 1 is read from the target's ScalingReplicaSet event (\"Scaled up replica set web-5d4 from 1 to 3\")"));
     let (d, _) = replayed("policy-up-noevent");
     assert_eq!(limited(&d), (json!(3), json!(true), json!(4), json!("ScaleUpLimit")));
+}
+
+/// The JSON's `normalization.policy` names the policy of the direction the count moves
+/// (`convertDesiredReplicasWithBehaviorRate`: the stabilized count against the current one),
+/// whether it binds (a scale-up limited below the stabilized count, a scale-down above it) or
+/// not.
+#[test]
+fn the_policy_is_named_in_the_direction_of_the_move() {
+    let policy = |scenario: &str| {
+        let (d, _) = replayed(scenario);
+        (d["normalization"]["limitReason"].clone(), d["normalization"]["policy"].clone())
+    };
+    let up = |start: i64| json!({"direction": "scaleUp", "index": 0, "periodStartReplicas": start});
+    assert_eq!(policy("policy-up"), (json!("ScaleUpLimit"), up(1)));
+    assert_eq!(policy("policy-up-noevent"), (json!("ScaleUpLimit"), up(2)));
+    assert_eq!(
+        policy("policy-down"),
+        (json!("ScaleDownLimit"), json!({"direction": "scaleDown", "index": 0, "periodStartReplicas": 4}))
+    );
 }
 
 /// An in-place resize that does not hold the count is a note, not an answer to "why is it not

@@ -209,7 +209,7 @@ preferences: {{}}
     }
 
     /// Serves an optional CRD or aggregated API (`rollouts`, `verticalpodautoscalers`,
-    /// `scaledobjects`, `podmetrics`, `secrets`, `validatingwebhookconfigurations` (built-in
+    /// `scaledobjects`, `podmetrics` (`metrics.k8s.io/v1beta1`; `podmetrics-v1`: v1 preferred and v1beta1, `podmetrics-v1alpha1`: v1alpha1 only), `secrets`, `validatingwebhookconfigurations` (built-in
     /// kinds a Helm chart's `lookup` reads), `widgets`: a CRD with a scale subresource, `workerpools`:
     /// one whose count is `spec.size`, `workerpools-v2`: the same served at v2 (preferred) and
     /// v1, `fleets`: a cluster-scoped CRD with a scale subresource, `externalmetrics` and `custommetrics`: those APIs'

@@ -177,6 +177,18 @@ pub fn optional(name: &str) -> Option<Resource> {
             r.read_only = true;
             r
         }
+        // A metrics server that serves v1 (preferred) beside v1beta1.
+        "podmetrics-v1" => {
+            let mut r = Resource::new("metrics.k8s.io", &["v1", "v1beta1"], "PodMetrics", "pods", true);
+            r.read_only = true;
+            r
+        }
+        // One that serves only the old v1alpha1.
+        "podmetrics-v1alpha1" => {
+            let mut r = Resource::new("metrics.k8s.io", &["v1alpha1"], "PodMetrics", "pods", true);
+            r.read_only = true;
+            r
+        }
         _ => return None,
     })
 }

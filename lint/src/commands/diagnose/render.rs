@@ -80,8 +80,11 @@ pub fn json(r: &DiagnosisView<'_>) -> Value {
         })
         .collect();
     let normalization = s.normalization.as_ref().map(|n| {
+        // The direction is `convertDesiredReplicasWithBehaviorRate`'s: the stabilized count
+        // against the current one (a limit binds below the stabilized count on the way up).
+        let up = s.current_replicas.is_some_and(|current| n.stabilized > current);
         let policy = n.limited.rate.and_then(|rate| rate.policy).map(|(i, start)| {
-            json!({"direction": if n.limited.replicas >= n.stabilized { "scaleUp" } else { "scaleDown" }, "index": i, "periodStartReplicas": start})
+            json!({"direction": if up { "scaleUp" } else { "scaleDown" }, "index": i, "periodStartReplicas": start})
         });
         json!({
             "path": if n.path == NormalizationPath::Legacy { "legacy" } else { "behavior" },

@@ -276,3 +276,22 @@ write("every-phase", [hpa(), deploy(8), pod("r0"), pod("r1"), succeeded, pod("f0
                       pod("un", ready=False, start="2026-03-02T09:59:30Z", ready_at="2026-03-02T09:59:30Z"),
                       pod("uk", phase="Unknown"), deleting],
       [("r0", "10m"), ("r1", "10m"), ("uk", "10m"), ("del", "10m")])
+
+# A scale-down bound by a policy (scaleDown Pods 1 per 60s, no window): 4 pods at 10 % of 50 %
+# want 1, the policy allows 3 (ScaleDownLimit); the policy is named in the direction of the
+# move, scaleDown (a scale-up bound by its policy, policy-up, is scaleUp).
+write("policy-down", [hpa(behavior={"scaleDown": {"stabilizationWindowSeconds": 0, "policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}),
+                      deploy(4)] + [pod(f"p{i}") for i in range(4)], [(f"p{i}", "10m") for i in range(4)])
+
+# A target written in a group that does not serve its kind (a Deployment of
+# extensions/v1beta1, and of `apps`, which Go reads as version `apps` of the core group): the
+# controller's RESTMapper maps it to nothing, FailedGetScale with `no matches for kind`, even
+# though the files hold a Deployment `web` (of apps/v1). An HPA `web2` of such a target never
+# reads a selector: HPA `web` of the same pods is no AmbiguousSelector (2 → 4).
+def unmapped(name="web", api_version="extensions/v1beta1"):
+    h = hpa(name=name)
+    h["spec"]["scaleTargetRef"]["apiVersion"] = api_version
+    return h
+write("unmapped-target", [unmapped(), deploy(2)] + TWO, AT_90)
+write("unmapped-core", [unmapped(api_version="apps"), deploy(2)] + TWO, AT_90)
+write("unmapped-other", [hpa(), unmapped(name="web2"), deploy(2)] + TWO, AT_90)
