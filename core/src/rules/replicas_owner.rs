@@ -9,7 +9,8 @@
 //!
 //! - `metadata.managedFields` (server-side field management, `k8s.io/apiserver/pkg/endpoints/
 //!   handlers/fieldmanager`): each manager's entry lists the fields it owns. The HPA controller
-//!   writes through `/scale` as `kube-controller-manager` with `subresource: scale`; an applier
+//!   writes through `/scale` as `kube-controller-manager` with `subresource: scale`, and KEDA's
+//!   operator, which scales its targets to and from zero, as `keda`; an applier
 //!   (`kubectl apply --server-side`, Argo CD, Flux's `kustomize-controller`) or an updater
 //!   (`helm`, `kubectl-client-side-apply`, `kubectl edit`) owns `f:spec.f:replicas` when its
 //!   manifest sets it. An update that changes a field takes it from its other owners
@@ -59,13 +60,32 @@ use crate::api::meta::{FieldOwner, field_owners};
 /// whose deployment controller writes the replicas of a Deployment's ReplicaSets).
 pub const CONTROLLER_MANAGER: &str = "kube-controller-manager";
 
+/// The field manager of KEDA's operator. It scales a ScaledObject's target through `/scale`
+/// itself, between zero (or `idleReplicaCount`) and `minReplicaCount`, where the HPA it made
+/// does not go (`updateScaleOnScaleTarget` in KEDA's `pkg/scaling/executor/scale_scaledobjects.go`),
+/// and when a ScaledObject is deleted it restores the count it found. It sends no field
+/// manager, so kube-apiserver records the first word of its user agent, client-go's default:
+/// the name of its binary, `keda`.
+pub const KEDA_OPERATOR_MANAGER: &str = "keda";
+
+/// Whether a writer of `spec.replicas` is an autoscaler, not a user or a tool applying
+/// manifests: kube-controller-manager (the HPA controller), and KEDA's operator through `/scale`.
+fn is_autoscaler(owner: &FieldOwner<'_>) -> bool {
+    match owner.manager {
+        Some(CONTROLLER_MANAGER) => true,
+        Some(KEDA_OPERATOR_MANAGER) => owner.subresource == Some("scale"),
+        _ => false,
+    }
+}
+
 /// The annotation of client-side `kubectl apply`.
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Who set `spec.replicas`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetBy {
-    /// A field manager other than kube-controller-manager owns `f:spec.f:replicas`.
+    /// A field manager other than an autoscaler's (kube-controller-manager, KEDA's operator
+    /// through `/scale`) owns `f:spec.f:replicas`.
     Manager {
         /// `manager`, e.g. `argocd-controller`, `helm`, `kubectl`.
         manager: String,
@@ -76,7 +96,7 @@ pub enum SetBy {
     },
     /// The last-applied configuration of client-side `kubectl apply` sets it.
     LastApplied,
-    /// Only controllers wrote it (the HPA through `/scale`), or the API server defaulted it
+    /// Only autoscalers wrote it (the HPA controller, KEDA's operator, through `/scale`), or the API server defaulted it
     /// (owned by nobody after a server-side apply; by the creator, at the default value, after
     /// an `Update`-operation create): the manifests do not set it.
     Controllers,
@@ -143,7 +163,7 @@ pub fn decide_at(object: &Value, path: &[&str], default: Option<i64>) -> Replica
             && !applied_sets_it
     };
     let owner = field_owners(object, path)
-        .filter(|o| o.manager != Some(CONTROLLER_MANAGER))
+        .filter(|o| !is_autoscaler(o))
         .filter(|o| !defaulted(o))
         // RFC 3339 times in UTC (as the API server writes them) order as strings.
         .max_by(|a, b| a.time.cmp(&b.time));
@@ -439,6 +459,34 @@ mod tests {
             d.set_by,
             SetBy::Manager { manager: "kubectl".into(), operation: "Update".into(), subresource: Some("scale".into()) }
         );
+    }
+
+    /// KEDA's operator scaled its ScaledObject's target to zero through `/scale` after an
+    /// apply without replicas: an autoscaler's write, as the HPA controller's.
+    #[test]
+    fn keda_scaling_to_zero_is_an_autoscaler() {
+        let object = |manager: &str, subresource: Option<&str>| {
+            let mut entry = json!({"manager": manager, "operation": "Update", "apiVersion": "autoscaling/v1",
+                "time": "2026-03-02T09:30:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}});
+            if let Some(s) = subresource {
+                entry["subresource"] = json!(s);
+            }
+            json!({
+                "metadata": {"name": "worker", "managedFields": [
+                    {"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "apps/v1",
+                     "time": "2026-03-02T09:14:05Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:selector": {}}}},
+                    {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "autoscaling/v1",
+                     "time": "2026-03-02T09:20:35Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"},
+                    entry,
+                ]},
+                "spec": {"replicas": 0}
+            })
+        };
+        let d = decide(&object("keda", Some("scale")), Some(1));
+        assert_eq!(d, ReplicasDecision { set_by: SetBy::Controllers, replicas: None });
+        // A `keda` writing the main resource is no scaling of KEDA's: whoever it is, it set them.
+        let d = decide(&object("keda", None), Some(1));
+        assert_eq!(d.set_by, SetBy::Manager { manager: "keda".into(), operation: "Update".into(), subresource: None });
     }
 
     #[test]

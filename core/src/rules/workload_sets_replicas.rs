@@ -71,8 +71,9 @@ crate::declare_rule! {
     /// (allowed by the chart's `contextCache.scaleTargets`; a refusal is a warning, no finding).
     /// The webhook's workload side does not see writes of custom resources. A live workload always
     /// has the field, so live it is reported only when a user or a tool set it: a field manager
-    /// other than the HPA controller (`kube-controller-manager`) owns it in
-    /// `metadata.managedFields`, or client-side `kubectl apply`'s last-applied configuration
+    /// other than an autoscaler's owns it in `metadata.managedFields` (the HPA controller's,
+    /// `kube-controller-manager`, and KEDA's operator, `keda`, which scales its targets to and
+    /// from zero through `/scale`), or client-side `kubectl apply`'s last-applied configuration
     /// holds it; the kind's default that its creator owns without writing it is not reported.
     ///
     /// ## Why it matters
