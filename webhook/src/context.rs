@@ -130,7 +130,7 @@ impl ClusterContext {
                 let index = self.cache.read();
                 let world = Reads::new(index.objects(), &refused);
                 // Only an absence HPA403 would conclude from: a kind watched, and RBAC allows.
-                if world.workload_any_case(kind.kind, namespace, &target.name).is_some()
+                if world.workload_any_case(kind.group, kind.kind, namespace, &target.name).is_some()
                     || !world.would_hold(group, kind.kind, namespace, &target.name)
                 {
                     return None;

@@ -147,7 +147,7 @@ impl Rule for ConflictingHpas {
             return;
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).
-        let all = objects.hpas_targeting(cx.namespace(), &t.kind, &t.name);
+        let all = objects.hpas_targeting(cx.namespace(), cx.scale_target_group(), &t.kind, &t.name);
         if let Some(f) = sharing_pods(cx, objects, all) {
             out.push(f);
         }
@@ -193,7 +193,7 @@ fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_ta
     // A workload that makes no pods (kube-apiserver refuses it, or Argo Rollouts its
     // workloadRef) gives its HPA no selector: the controller counts that HPA for no pod.
     for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w)) {
-        sharing.extend(objects.hpas_targeting(ns, &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
+        sharing.extend(objects.hpas_targeting(ns, w.id.group(), &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
     }
     if sharing.is_empty() {
         return None;

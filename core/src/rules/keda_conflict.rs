@@ -109,7 +109,11 @@ impl Rule for KedaConflict {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         for so in objects.scaled_objects(cx.namespace()) {
-            if so.target_kind == t.kind && so.target_name == t.name && !so.controls(&cx.effective.metadata) {
+            if so.target_kind == t.kind
+                && so.target_name == t.name
+                && so.target_group == cx.scale_target_group()
+                && !so.controls(&cx.effective.metadata)
+            {
                 let mut f = match &so.paused {
                     // No pause: a `paused-replicas` KEDA cannot apply leaves its HPA in place.
                     None if so.pause_refused.is_some() => Finding::new(

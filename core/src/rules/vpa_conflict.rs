@@ -210,7 +210,7 @@ impl Rule for VpaConflict {
         let on_target: Vec<&Vpa> = objects
             .vpas(cx.namespace())
             .iter()
-            .filter(|v| v.target_kind == t.kind && v.target_name == t.name)
+            .filter(|v| v.target_kind == t.kind && v.target_name == t.name && v.target_group == cx.scale_target_group())
             .collect();
         let acting = Acting::of(&on_target, objects.source());
         for &vpa in &on_target {
