@@ -1384,7 +1384,9 @@ impl<'a> Overlay<'a> {
 impl Objects for Overlay<'_> {
     fn workload(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
-            Some(w) if w.id.kind == kind && w.id.namespace == namespace && w.id.name == name && w.id.group() == group => {
+            Some(w)
+                if w.id.kind == kind && w.id.namespace == namespace && w.id.name == name && w.id.group() == group =>
+            {
                 Some(w)
             }
             _ => self.base.workload(group, kind, namespace, name),

@@ -889,7 +889,10 @@ fn a_live_hpa_on_the_same_kind_of_another_group_targets_another_object() {
     let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA407"]).json();
     assert_eq!(
         located(&report, "HPA407"),
-        ["batch/pinned HorizontalPodAutoscaler spec.scaleTargetRef", "batch/same HorizontalPodAutoscaler spec.scaleTargetRef"],
+        [
+            "batch/pinned HorizontalPodAutoscaler spec.scaleTargetRef",
+            "batch/same HorizontalPodAutoscaler spec.scaleTargetRef"
+        ],
         "{report:#}"
     );
 }

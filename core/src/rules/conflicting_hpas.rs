@@ -9,8 +9,10 @@ const MAX_LISTED: usize = 5;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Two or more HPAs whose `scaleTargetRef` names the same workload (same kind, name and
-    /// namespace): in files, among the checked manifests; with `hpa-lint cluster`, in the
+    /// Two or more HPAs whose `scaleTargetRef` names the same workload (same API group, kind,
+    /// name and namespace, as the controller's RESTMapper maps a target by group and kind: the
+    /// version aside, so `apps/v1beta2` and `apps/v1` name one Deployment, while a `Queue` of
+    /// `a.example.com` and one of `b.example.com` are two objects): in files, among the checked manifests; with `hpa-lint cluster`, in the
     /// namespaces read; in `hpa-webhook`, the HPA under admission and those of its context cache.
     ///
     /// Also HPAs of different workloads whose pods are selected together: the controller lists

@@ -535,8 +535,9 @@ impl<H> ObjectIndex<H> {
             }
             hash_map::Entry::Occupied(e) => e.into_mut(),
         };
-        let Some(ids) =
-            groups.position(&id.namespace, |g| g.kind == target_kind && g.group == target_group).and_then(|at| groups.items.get_mut(at))
+        let Some(ids) = groups
+            .position(&id.namespace, |g| g.kind == target_kind && g.group == target_group)
+            .and_then(|at| groups.items.get_mut(at))
         else {
             groups.push(group(id));
             return;
@@ -934,7 +935,12 @@ mod tests {
     fn an_hpa_in_two_api_versions_is_two_hpas() {
         let mut index: ObjectIndex<u8> = ObjectIndex::default();
         index.insert_hpa(hpa("shop", "web"), ("apps", "Deployment", "web"), 1, 2);
-        index.insert_hpa(id("autoscaling/v1", "HorizontalPodAutoscaler", "shop", "web"), ("apps", "Deployment", "web"), 1, 1);
+        index.insert_hpa(
+            id("autoscaling/v1", "HorizontalPodAutoscaler", "shop", "web"),
+            ("apps", "Deployment", "web"),
+            1,
+            1,
+        );
         let listed: Vec<&str> =
             index.hpas_targeting("shop", "apps", "Deployment", "web").iter().map(|i| i.api_version.as_str()).collect();
         assert_eq!(listed, ["autoscaling/v2", "autoscaling/v1"]);
@@ -962,7 +968,8 @@ mod tests {
         assert!(index.workload("apps", "deployment", "shop", "web").is_none());
         assert_eq!(replicas(index.workload_any_case("apps", "STATEFULSET", "shop", "web")), Some(2));
         assert!(index.workload_any_case("apps", "deployment", "nowhere", "web").is_none());
-        let mut everywhere: Vec<i64> = index.workloads_named("apps", "Deployment", "web").filter_map(|w| w.replicas).collect();
+        let mut everywhere: Vec<i64> =
+            index.workloads_named("apps", "Deployment", "web").filter_map(|w| w.replicas).collect();
         everywhere.sort();
         assert_eq!(everywhere, [1, 3]);
         assert_eq!(index.workloads_in("apps", "Deployment", "shop").count(), 1);
@@ -1018,7 +1025,8 @@ mod tests {
         assert!(index.insert_first(workload("apps/v1beta2", "Deployment", "shop", "web", 1)));
         assert!(!index.insert_first(workload("apps/v1", "Deployment", "shop", "web", 2)));
         assert!(index.insert_first(workload("apps/v1", "StatefulSet", "shop", "web", 3)));
-        let found = index.workload("apps", "Deployment", "shop", "web").map(|w| (w.id.api_version.as_str(), w.replicas));
+        let found =
+            index.workload("apps", "Deployment", "shop", "web").map(|w| (w.id.api_version.as_str(), w.replicas));
         assert_eq!(found, Some(("apps/v1beta2", Some(1))));
         assert!(index.workload("apps", "StatefulSet", "shop", "web").is_some());
         assert!(index.insert_first(pdb("policy/v1beta1", "shop", "web")));
@@ -1128,7 +1136,9 @@ mod tests {
         assert_eq!(index.count(Table::Workloads("apps", "StatefulSet")), 1);
         assert_eq!(index.count(Table::Pdbs), 1);
         // Swapping with an empty index empties a table.
-        for table in [Table::Hpas, Table::Pdbs, Table::Workloads("apps", "StatefulSet"), Table::Workloads("batch", "Job")] {
+        for table in
+            [Table::Hpas, Table::Pdbs, Table::Workloads("apps", "StatefulSet"), Table::Workloads("batch", "Job")]
+        {
             index.swap_table(table, &mut ObjectIndex::new(HpaOrder::Name));
             assert_eq!(index.count(table), 0);
         }

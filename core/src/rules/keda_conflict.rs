@@ -5,8 +5,9 @@ use super::{Context, Finding, FindingField, Rule, RuleMeta, Severity};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (KEDA
-    /// defaults its kind to Deployment), unless this HPA is the one KEDA runs for that
+    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (the
+    /// same API group, kind and name; KEDA defaults its `apiVersion` to `apps/v1` and its kind
+    /// to Deployment, `ParseGVKR`), unless this HPA is the one KEDA runs for that
     /// ScaledObject: KEDA (`controllers/keda/hpa.go`, `newHPAForScaledObject`) names it
     /// `keda-hpa-<ScaledObject name>` or `spec.advanced.horizontalPodAutoscalerConfig.name`, and
     /// makes the ScaledObject its controller (an `ownerReference` with `apiVersion: keda.sh/…`,

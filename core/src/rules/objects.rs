@@ -1068,7 +1068,9 @@ pub trait Objects: Sync {
             Some(r) if r.refused.is_some() => None,
             // Argo Rollouts reads the reference by its group and kind
             // (`informerBasedTemplateResolver.Resolve`: `schema.FromAPIVersionAndKind`).
-            Some(r) => self.workload(super::object_group(&r.kind, &r.api_version), &r.kind, &target.id.namespace, &r.name),
+            Some(r) => {
+                self.workload(super::object_group(&r.kind, &r.api_version), &r.kind, &target.id.namespace, &r.name)
+            }
         }
     }
     /// LimitRanges of a namespace.
@@ -2690,7 +2692,11 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
     let target_kind = s(target, "kind");
     Vpa {
         id,
-        target_group: vpa_target_group(&target_kind, target.and_then(|t| t.get("apiVersion")).and_then(Value::as_str).unwrap_or_default()).to_string(),
+        target_group: vpa_target_group(
+            &target_kind,
+            target.and_then(|t| t.get("apiVersion")).and_then(Value::as_str).unwrap_or_default(),
+        )
+        .to_string(),
         target_kind,
         target_name: s(target, "name"),
         update_mode,
@@ -2735,7 +2741,16 @@ pub fn scaled_object_from_json(id: ObjectId, v: &Value) -> ScaledObject {
     let api_version = s("apiVersion");
     let target_group =
         if api_version.is_empty() { "apps".to_string() } else { super::object_group(&kind, &api_version).to_string() };
-    ScaledObject { id, target_group, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa, paused, pause_refused }
+    ScaledObject {
+        id,
+        target_group,
+        target_kind: kind,
+        target_name: s("name"),
+        hpa_name,
+        adopts_hpa,
+        paused,
+        pause_refused,
+    }
 }
 
 /// The API group of the object a VPA's `spec.targetRef` of `kind` and `api_version` names, as
@@ -3044,6 +3059,42 @@ mod tests {
 
     /// KEDA's `getHPAName` and `SetControllerReference`: the ScaledObject's own HPA is the one it
     /// controls (keda.sh group, controller), or the one it adopts by name.
+    /// Objects are identified by API group, kind, namespace and name; a ScaledObject's target
+    /// group defaults to `apps` (KEDA's `ParseGVKR`), a VPA's well-known controller kinds are
+    /// the built-in ones whatever group they write (`controllerFetcher.isWellKnown`).
+    #[test]
+    fn targets_and_objects_are_identified_by_api_group() {
+        let id = |api_version: &str, kind: &str| ObjectId {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: "x".into(),
+        };
+        assert!(id("apps/v1beta2", "Deployment").same_object(&id("apps/v1", "Deployment")));
+        assert!(id("extensions/v1beta1", "Deployment").same_object(&id("apps/v1", "Deployment")));
+        assert!(!id("a.example.com/v1", "Foo").same_object(&id("b.example.com/v1", "Foo")));
+        assert!(id("a.example.com/v1", "Foo").same_object(&id("a.example.com/v2", "Foo")));
+        assert!(id("core/v1", "ReplicationController").same_object(&id("v1", "ReplicationController")));
+        assert_eq!(id("a.example.com/v1", "Foo").group(), "a.example.com");
+        let so =
+            |target: Value| scaled_object_from_json(ObjectId::default(), &json!({"spec": {"scaleTargetRef": target}}));
+        assert_eq!(so(json!({"name": "db", "kind": "StatefulSet"})).target_group, "apps");
+        assert_eq!(
+            so(json!({"name": "x", "apiVersion": "a.example.com/v1", "kind": "Foo"})).target_group,
+            "a.example.com"
+        );
+        let vpa = |target: Value| vpa_from_json(ObjectId::default(), &json!({"spec": {"targetRef": target}}));
+        assert_eq!(vpa(json!({"kind": "Deployment", "name": "web"})).target_group, "apps");
+        assert_eq!(
+            vpa(json!({"apiVersion": "example.com/v1", "kind": "StatefulSet", "name": "db"})).target_group,
+            "apps"
+        );
+        assert_eq!(
+            vpa(json!({"apiVersion": "b.example.com/v1", "kind": "Foo", "name": "x"})).target_group,
+            "b.example.com"
+        );
+    }
+
     #[test]
     fn a_scaled_object_controls_the_hpa_keda_makes_or_adopts() {
         let id =

@@ -873,7 +873,13 @@ fn first_pass_hpa(
         let release = opts.check.settings.gates().version();
         let written = admitted.original.api_version();
         if let Some(target) = rules::counted_target(written.as_str(), &spec.scale_target_ref, release) {
-            r.targets.push((position, target.0.to_string(), target.1.to_string(), target.2.to_string(), spec.min_replicas.unwrap_or(1)));
+            r.targets.push((
+                position,
+                target.0.to_string(),
+                target.1.to_string(),
+                target.2.to_string(),
+                spec.min_replicas.unwrap_or(1),
+            ));
         }
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
@@ -1155,7 +1161,10 @@ fn link_depends_on_namespace(
             if template.is_some_and(|w| apart(&w.id))
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
                 || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.meant_for(labels))
-                || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_group, &v.target_kind, &v.target_name))
+                || index
+                    .vpas(namespace)
+                    .iter()
+                    .any(|v| apart(&v.id) && acts_on(&v.target_group, &v.target_kind, &v.target_name))
                 || index
                     .scaled_objects(namespace)
                     .iter()
