@@ -1074,9 +1074,9 @@ impl CachedHpa {
     /// one rule the linter and `hpa-lint cluster` index HPAs by): `spec.scaleTargetRef`'s, or
     /// `None` when the controller scales nothing with it (a target of a group that does not
     /// serve its kind, no kind or no name).
-    pub fn target(&self) -> Option<(&str, &str)> {
+    pub fn target(&self) -> Option<(&str, &str, &str)> {
         let t = &self.admitted.effective().spec.scale_target_ref;
-        self.counted.then_some((t.kind.as_str(), t.name.as_str()))
+        self.counted.then(|| (hpa_core::rules::object_group(&t.kind, &t.api_version), t.kind.as_str(), t.name.as_str()))
     }
 }
 
@@ -1130,7 +1130,7 @@ fn table(kind: &ResourceKind) -> Table<'static> {
         kinds::LIMIT_RANGE => Table::LimitRanges,
         kinds::RUNTIME_CLASS => Table::RuntimeClasses,
         kinds::CRD => Table::CustomResourceDefinitions,
-        _ => Table::Workloads(kind.kind),
+        _ => Table::Workloads(kind.group, kind.kind),
     }
 }
 
@@ -1151,12 +1151,16 @@ impl Index {
     }
 
     /// The Argo Rollouts of a namespace whose `spec.workloadRef` names the workload
-    /// `kind/name` (their pods are made from its template), by name.
-    pub fn rollouts_using(&self, namespace: &str, kind: &str, name: &str) -> Vec<&Workload> {
+    /// `kind/name` of API group `group` (their pods are made from its template), by name.
+    pub fn rollouts_using(&self, namespace: &str, (group, kind, name): (&str, &str, &str)) -> Vec<&Workload> {
         let mut found: Vec<&Workload> = self
             .objects
-            .workloads_in(kinds::ROLLOUT.kind, namespace)
-            .filter(|r| r.workload_ref.as_ref().is_some_and(|w| w.kind == kind && w.name == name))
+            .workloads_in(kinds::ROLLOUT.group, kinds::ROLLOUT.kind, namespace)
+            .filter(|r| {
+                r.workload_ref.as_ref().is_some_and(|w| {
+                    w.kind == kind && w.name == name && hpa_core::rules::object_group(&w.kind, &w.api_version) == group
+                })
+            })
             .collect();
         found.sort_by(|a, b| a.id.name.cmp(&b.id.name));
         found
@@ -1244,9 +1248,11 @@ impl Index {
                 // `CachedHpa::target`) is kept but lists under no target, as `hpa-lint` files
                 // and `hpa-lint cluster` index it, so the rules asking which HPAs scale a
                 // workload (HPA407) do not count it.
-                let (kind, target) = hpa.target().map_or((String::new(), String::new()), |(k, n)| (k.into(), n.into()));
+                let (group, kind, target) = hpa
+                    .target()
+                    .map_or((String::new(), String::new(), String::new()), |(g, k, n)| (g.into(), k.into(), n.into()));
                 let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
-                self.objects.insert_hpa(hpa.id.clone(), &kind, &target, min, hpa);
+                self.objects.insert_hpa(hpa.id.clone(), (&group, &kind, &target), min, hpa);
             }
             CachedObject::LeftOut(l) => {
                 let LeftOut { id, reason, .. } = *l;
@@ -1314,8 +1320,8 @@ pub struct Overlay<'a> {
     hpas: Option<(String, Vec<TargetHpas>)>,
 }
 
-/// A target's kind and name, and the HPAs targeting it.
-type TargetHpas = (String, String, Vec<ObjectId>);
+/// A target's API group, kind and name, and the HPAs targeting it.
+type TargetHpas = (String, String, String, Vec<ObjectId>);
 
 impl<'a> Overlay<'a> {
     /// The index unchanged.
@@ -1347,38 +1353,43 @@ impl<'a> Overlay<'a> {
         self
     }
 
-    /// With the HPA `id` substituted, targeting `kind`/`name` in its namespace.
-    pub fn with_hpa(mut self, id: &ObjectId, kind: &str, name: &str) -> Self {
+    /// With the HPA `id` substituted, targeting `kind`/`name` of API group `group`
+    /// ([`hpa_core::rules::object_group`]) in its namespace.
+    pub fn with_hpa(mut self, id: &ObjectId, (group, kind, name): (&str, &str, &str)) -> Self {
         let ns = &id.namespace;
         // The HPA is cached with this target already (an UPDATE that keeps it, the common
         // case): the index shows the write as it is.
-        if self.base.hpa_target(ns, &id.name) == Some((kind, name))
-            && self.base.hpas_targeting(ns, kind, name).contains(id)
+        if self.base.hpa_target(ns, &id.name) == Some((group, kind, name))
+            && self.base.hpas_targeting(ns, group, kind, name).contains(id)
         {
             return self;
         }
         let mut changed = Vec::new();
-        if let Some((k, n)) = self.base.hpa_target(ns, &id.name)
-            && (k, n) != (kind, name)
+        if let Some((g, k, n)) = self.base.hpa_target(ns, &id.name)
+            && (g, k, n) != (group, kind, name)
         {
             let ids: Vec<ObjectId> =
-                self.base.hpas_targeting(ns, k, n).iter().filter(|i| i.name != id.name).cloned().collect();
-            changed.push((k.to_string(), n.to_string(), ids));
+                self.base.hpas_targeting(ns, g, k, n).iter().filter(|i| i.name != id.name).cloned().collect();
+            changed.push((g.to_string(), k.to_string(), n.to_string(), ids));
         }
         let mut ids: Vec<ObjectId> =
-            self.base.hpas_targeting(ns, kind, name).iter().filter(|i| i.name != id.name).cloned().collect();
+            self.base.hpas_targeting(ns, group, kind, name).iter().filter(|i| i.name != id.name).cloned().collect();
         self.base.hpa_order().place(&mut ids, id.clone());
-        changed.push((kind.to_string(), name.to_string(), ids));
+        changed.push((group.to_string(), kind.to_string(), name.to_string(), ids));
         self.hpas = Some((ns.clone(), changed));
         self
     }
 }
 
 impl Objects for Overlay<'_> {
-    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+    fn workload(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
-            Some(w) if w.id.kind == kind && w.id.namespace == namespace && w.id.name == name => Some(w),
-            _ => self.base.workload(kind, namespace, name),
+            Some(w)
+                if w.id.kind == kind && w.id.namespace == namespace && w.id.name == name && w.id.group() == group =>
+            {
+                Some(w)
+            }
+            _ => self.base.workload(group, kind, namespace, name),
         }
     }
 
@@ -1402,12 +1413,17 @@ impl Objects for Overlay<'_> {
         self.base.source()
     }
 
-    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+    fn workload_any_case(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         match self.workload {
-            Some(w) if w.id.kind.eq_ignore_ascii_case(kind) && w.id.namespace == namespace && w.id.name == name => {
+            Some(w)
+                if w.id.kind.eq_ignore_ascii_case(kind)
+                    && w.id.namespace == namespace
+                    && w.id.name == name
+                    && w.id.group() == group =>
+            {
                 Some(w)
             }
-            _ => self.base.workload_any_case(kind, namespace, name),
+            _ => self.base.workload_any_case(group, kind, namespace, name),
         }
     }
 
@@ -1432,25 +1448,25 @@ impl Objects for Overlay<'_> {
     fn workloads_of(&self, namespace: &str) -> Vec<&Workload> {
         let mut list = self.base.workloads_of(namespace);
         if let Some(w) = self.workload.filter(|w| w.id.namespace == namespace) {
-            list.retain(|x| x.id.kind != w.id.kind || x.id.name != w.id.name);
+            list.retain(|x| !x.id.same_object(&w.id));
             list.push(w);
         }
         list
     }
 
     /// The cached HPAs' (the HPA under admission is the caller's own).
-    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
-        self.base.hpa_min_replicas(namespace, kind, name)
+    fn hpa_min_replicas(&self, namespace: &str, group: &str, kind: &str, name: &str) -> Option<i32> {
+        self.base.hpa_min_replicas(namespace, group, kind, name)
     }
 
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
+    fn hpas_targeting(&self, namespace: &str, group: &str, kind: &str, name: &str) -> &[ObjectId] {
         if let Some((ns, changed)) = &self.hpas
             && ns == namespace
-            && let Some((_, _, ids)) = changed.iter().find(|(k, n, _)| k == kind && n == name)
+            && let Some((_, _, _, ids)) = changed.iter().find(|(g, k, n, _)| k == kind && n == name && g == group)
         {
             return ids;
         }
-        self.base.hpas_targeting(namespace, kind, name)
+        self.base.hpas_targeting(namespace, group, kind, name)
     }
 }
 
@@ -1511,15 +1527,15 @@ impl<'a> Reads<'a> {
 
 /// Whether the index keeps `kind` among the workloads.
 fn is_workload(kind: &ResourceKind) -> bool {
-    matches!(table(kind), Table::Workloads(_))
+    matches!(table(kind), Table::Workloads(..))
 }
 
 impl Objects for Reads<'_> {
-    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+    fn workload(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         if !self.is_written(|k| k == kind, namespace, name) {
-            self.note(|k| is_workload(k) && k.kind == kind);
+            self.note(|k| is_workload(k) && k.kind == kind && k.group == group);
         }
-        self.world.workload(kind, namespace, name)
+        self.world.workload(group, kind, namespace, name)
     }
 
     fn limit_ranges(&self, namespace: &str) -> &[LimitRange] {
@@ -1566,11 +1582,11 @@ impl Objects for Reads<'_> {
         if self.fetched.is_some() { WorldSource::Cluster } else { WorldSource::ContextCache }
     }
 
-    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
+    fn workload_any_case(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload> {
         if !self.is_written(|k| k.eq_ignore_ascii_case(kind), namespace, name) {
-            self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind));
+            self.note(|k| is_workload(k) && k.kind.eq_ignore_ascii_case(kind) && k.group == group);
         }
-        self.world.workload_any_case(kind, namespace, name)
+        self.world.workload_any_case(group, kind, namespace, name)
     }
 
     fn pdbs(&self, namespace: &str) -> &[Pdb] {
@@ -1593,14 +1609,14 @@ impl Objects for Reads<'_> {
         self.world.workloads_of(namespace)
     }
 
-    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32> {
+    fn hpa_min_replicas(&self, namespace: &str, group: &str, kind: &str, name: &str) -> Option<i32> {
         self.note(|k| *k == kinds::HPA);
-        self.world.hpa_min_replicas(namespace, kind, name)
+        self.world.hpa_min_replicas(namespace, group, kind, name)
     }
 
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId] {
+    fn hpas_targeting(&self, namespace: &str, group: &str, kind: &str, name: &str) -> &[ObjectId] {
         self.note(|k| *k == kinds::HPA);
-        self.world.hpas_targeting(namespace, kind, name)
+        self.world.hpas_targeting(namespace, group, kind, name)
     }
 
     /// The world's own answer (an index answers it from its labels): every workload kind read.
@@ -1623,10 +1639,10 @@ mod tests {
         let overlay = Overlay::new(&index);
         let refused = [kinds::DEPLOYMENT, kinds::ROLLOUT, kinds::PDB];
         let reads = Reads::new(&overlay, &refused);
-        assert_eq!(reads.workload("StatefulSet", "shop", "db"), None);
+        assert_eq!(reads.workload("apps", "StatefulSet", "shop", "db"), None);
         assert_eq!(reads.vpas("shop"), &[]);
         assert_eq!(reads.unseen(), []);
-        assert_eq!(reads.workload_any_case("deployment", "shop", "web"), None);
+        assert_eq!(reads.workload_any_case("apps", "deployment", "shop", "web"), None);
         assert_eq!(reads.unseen(), [kinds::DEPLOYMENT]);
         assert!(reads.pdbs("shop").is_empty());
         assert!(reads.workloads_of("shop").is_empty());
@@ -1639,9 +1655,9 @@ mod tests {
             name: "web".into(),
         };
         let reads = Reads::new(&overlay, &refused).with_written(&web);
-        assert_eq!(reads.workload("Deployment", "shop", "web"), None);
-        assert_eq!(reads.workload_any_case("deployment", "shop", "web"), None);
-        assert_eq!(reads.workload("Deployment", "prod", "web"), None);
+        assert_eq!(reads.workload("apps", "Deployment", "shop", "web"), None);
+        assert_eq!(reads.workload_any_case("apps", "deployment", "shop", "web"), None);
+        assert_eq!(reads.workload("apps", "Deployment", "prod", "web"), None);
         assert_eq!(reads.unseen(), [kinds::DEPLOYMENT]);
         // CRDs refused: a lookup in a built-in group is no read of them, one in a CRD's group is.
         let refused = [kinds::CRD];
@@ -1715,16 +1731,16 @@ mod tests {
             "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app"}]}}}}),
         );
         let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
-        assert!(index.objects().workload("Deployment", "shop", "web").is_some());
-        assert!(index.objects().workload_any_case("deployment", "shop", "web").is_some());
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a", "b"]);
+        assert!(index.objects().workload("apps", "Deployment", "shop", "web").is_some());
+        assert!(index.objects().workload_any_case("apps", "deployment", "shop", "web").is_some());
         assert_eq!(index.count(&kinds::DEPLOYMENT), 1);
         assert_eq!(index.count(&kinds::HPA), 2);
 
         // An HPA moving to another target leaves the first list.
         put(&mut index, kinds::HPA, hpa("b", "api"));
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "api")), ["b"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "api")), ["b"]);
 
         // The overlay shows the write as it would be stored.
         let id = ObjectId {
@@ -1733,23 +1749,23 @@ mod tests {
             namespace: "shop".into(),
             name: "b".into(),
         };
-        let overlay = Overlay::new(&index).with_hpa(&id, "Deployment", "web");
-        assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "web")), ["a", "b"]);
-        assert!(overlay.hpas_targeting("shop", "Deployment", "api").is_empty());
+        let overlay = Overlay::new(&index).with_hpa(&id, ("apps", "Deployment", "web"));
+        assert_eq!(names(overlay.hpas_targeting("shop", "apps", "Deployment", "web")), ["a", "b"]);
+        assert!(overlay.hpas_targeting("shop", "apps", "Deployment", "api").is_empty());
         // Its target kept: nothing substituted, the index answers.
-        let overlay = Overlay::new(&index).with_hpa(&id, "Deployment", "api");
+        let overlay = Overlay::new(&index).with_hpa(&id, ("apps", "Deployment", "api"));
         assert!(overlay.hpas.is_none());
-        assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "api")), ["b"]);
+        assert_eq!(names(overlay.hpas_targeting("shop", "apps", "Deployment", "api")), ["b"]);
         // A new HPA joins its target's list.
         let new = ObjectId { name: "c".into(), ..id.clone() };
-        let overlay = Overlay::new(&index).with_hpa(&new, "Deployment", "api");
-        assert_eq!(names(overlay.hpas_targeting("shop", "Deployment", "api")), ["b", "c"]);
+        let overlay = Overlay::new(&index).with_hpa(&new, ("apps", "Deployment", "api"));
+        assert_eq!(names(overlay.hpas_targeting("shop", "apps", "Deployment", "api")), ["b", "c"]);
 
         index.remove(&kinds::DEPLOYMENT, "shop", "web");
-        assert!(index.objects().workload("Deployment", "shop", "web").is_none());
+        assert!(index.objects().workload("apps", "Deployment", "shop", "web").is_none());
         index.swap_kind(&kinds::HPA, &mut Index::default());
         assert_eq!(index.count(&kinds::HPA), 0);
-        assert!(index.objects().hpas_targeting("shop", "Deployment", "api").is_empty());
+        assert!(index.objects().hpas_targeting("shop", "apps", "Deployment", "api").is_empty());
     }
 
     /// An HPA whose target group does not serve its kind is cached, but scales no workload: it
@@ -1762,16 +1778,16 @@ mod tests {
         unmapped["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
         put(&mut index, kinds::HPA, unmapped);
         let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a"]);
         assert!(index.hpa("shop", "old").is_some());
         assert_eq!(index.count(&kinds::HPA), 2);
         // Moved to `apps/v1`: it joins the Deployment's HPAs; back, it leaves them.
         put(&mut index, kinds::HPA, hpa("old", "web"));
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a", "old"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a", "old"]);
         let mut unmapped = hpa("old", "web");
         unmapped["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
         put(&mut index, kinds::HPA, unmapped);
-        assert_eq!(names(index.objects().hpas_targeting("shop", "Deployment", "web")), ["a"]);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a"]);
     }
 
     #[test]
@@ -1784,7 +1800,7 @@ mod tests {
         let cached = index.hpa("shop", "web").unwrap();
         assert!(cached.admitted.allowed());
         assert_eq!(cached.admitted.effective().spec.max_replicas, 5);
-        assert_eq!(cached.target(), Some(("Deployment", "web")));
+        assert_eq!(cached.target(), Some(("apps", "Deployment", "web")));
         // ... noted, and counted while it is cached.
         assert_eq!(
             cached.ignored,
@@ -1803,7 +1819,7 @@ mod tests {
         put(&mut index, kinds::HPA, broken.clone());
         assert!(index.hpa("shop", "web").is_none());
         assert_eq!(index.ignored_fields(), 0, "no longer cached");
-        assert!(index.objects().hpas_targeting("shop", "Deployment", "web").is_empty());
+        assert!(index.objects().hpas_targeting("shop", "apps", "Deployment", "web").is_empty());
         assert_eq!(index.left_out(), [("InvalidValue", 1)]);
         let mut other = broken.clone();
         other["metadata"]["name"] = json!("api");
@@ -1841,12 +1857,12 @@ mod tests {
             .unwrap()
         };
         shared.apply(kinds::DEPLOYMENT, Event::Apply(deployment("2")), &mut Relist::default());
-        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_some());
+        assert!(shared.read().objects().workload("apps", "Deployment", "shop", "web").is_some());
         // A number past f64's range: valid JSON text, but no tree holds it.
         let odd = deployment("1e400");
         assert!(odd.tree().is_err());
         shared.apply(kinds::DEPLOYMENT, Event::Apply(odd), &mut Relist::default());
-        assert!(shared.read().objects().workload("Deployment", "shop", "web").is_none());
+        assert!(shared.read().objects().workload("apps", "Deployment", "shop", "web").is_none());
     }
 
     #[test]
@@ -1936,10 +1952,10 @@ mod tests {
         put(&mut index, kinds::ROLLOUT, rollout("a", "web"));
         put(&mut index, kinds::ROLLOUT, rollout("c", "api"));
         let names: Vec<&str> =
-            index.rollouts_using("shop", "Deployment", "web").iter().map(|r| r.id.name.as_str()).collect();
+            index.rollouts_using("shop", ("apps", "Deployment", "web")).iter().map(|r| r.id.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        assert!(index.rollouts_using("shop", "StatefulSet", "web").is_empty());
-        assert!(index.rollouts_using("other", "Deployment", "web").is_empty());
+        assert!(index.rollouts_using("shop", ("apps", "StatefulSet", "web")).is_empty());
+        assert!(index.rollouts_using("other", ("apps", "Deployment", "web")).is_empty());
     }
 
     #[test]
@@ -1984,7 +2000,7 @@ mod tests {
                     while !stop.load(Ordering::Relaxed) {
                         let index = shared.read();
                         assert_eq!(index.count(&kinds::DEPLOYMENT), N);
-                        assert!(index.objects().workload("Deployment", "team-3", "web-3").is_some());
+                        assert!(index.objects().workload("apps", "Deployment", "team-3", "web-3").is_some());
                         reads += 1;
                     }
                     reads
@@ -2030,7 +2046,7 @@ mod tests {
             .unwrap()
         };
         let container = |name: &str, index: &Index| {
-            index.objects().workload("Deployment", "shop", name).unwrap().containers[0].name.clone()
+            index.objects().workload("apps", "Deployment", "shop", name).unwrap().containers[0].name.clone()
         };
         let mut relist = Relist::default();
         shared.apply(kinds::DEPLOYMENT, Event::Init, &mut relist);
@@ -2058,13 +2074,13 @@ mod tests {
                 assert_eq!(index.count(&kinds::DEPLOYMENT), n - 1, "all but web-0");
                 assert_eq!(container("web-10", &index), "v2");
                 assert_eq!(container("web-1", &index), "v1");
-                assert!(index.objects().workload("Deployment", "shop", "web-0").is_none(), "left out: removed");
+                assert!(index.objects().workload("apps", "Deployment", "shop", "web-0").is_none(), "left out: removed");
             }
         }
         shared.apply(kinds::DEPLOYMENT, Event::InitDone, &mut relist);
         let index = shared.read();
         assert_eq!(index.count(&kinds::DEPLOYMENT), n - 10);
-        assert!(index.objects().workload("Deployment", "shop", "web-1").is_none());
+        assert!(index.objects().workload("apps", "Deployment", "shop", "web-1").is_none());
         assert_eq!(container("web-11", &index), "v2");
         assert_eq!(index.count(&kinds::HPA), 1, "another kind");
         drop(index);

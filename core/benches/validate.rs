@@ -95,7 +95,12 @@ fn cluster(kind: &str) -> (ObjectIndex<()>, String, String) {
             let deployment = serde_json::json!({"spec": {"template": {"spec": {"containers": [
                 {"name": "app", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}}});
             index.insert(IndexedObject::Workload(workload_from_json(id("apps/v1", "Deployment"), &deployment)));
-            index.insert_hpa(id("autoscaling/v2", "HorizontalPodAutoscaler"), "Deployment", &name(n, base), 1, ());
+            index.insert_hpa(
+                id("autoscaling/v2", "HorizontalPodAutoscaler"),
+                ("apps", "Deployment", &name(n, base)),
+                1,
+                (),
+            );
         }
     }
     let middle = NAMESPACES / 2;
@@ -120,7 +125,7 @@ fn admission_in_context(bencher: divan::Bencher, kind: &str) {
         name: target.clone(),
     };
     // The cached HPA of that name on that target: the admitted one takes its place.
-    index.insert_hpa(id.clone(), "Deployment", &target, 1, ());
+    index.insert_hpa(id.clone(), ("apps", "Deployment", &target), 1, ());
     let text = object.to_string();
     let opts = check::Options::for_gates(FeatureGates::default());
     bencher.bench_local(|| {

@@ -560,13 +560,13 @@ mod tests {
     struct Nothing;
 
     impl Objects for Nothing {
-        fn workload(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+        fn workload(&self, _: &str, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
             None
         }
         fn limit_ranges(&self, _: &str) -> &[rules::objects::LimitRange] {
             &[]
         }
-        fn workload_any_case(&self, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
+        fn workload_any_case(&self, _: &str, _: &str, _: &str, _: &str) -> Option<&rules::objects::Workload> {
             None
         }
         fn pdbs(&self, _: &str) -> &[rules::objects::Pdb] {
@@ -581,10 +581,10 @@ mod tests {
         fn workloads_of(&self, _: &str) -> Vec<&rules::objects::Workload> {
             Vec::new()
         }
-        fn hpa_min_replicas(&self, _: &str, _: &str, _: &str) -> Option<i32> {
+        fn hpa_min_replicas(&self, _: &str, _: &str, _: &str, _: &str) -> Option<i32> {
             None
         }
-        fn hpas_targeting(&self, _: &str, _: &str, _: &str) -> &[ObjectId] {
+        fn hpas_targeting(&self, _: &str, _: &str, _: &str, _: &str) -> &[ObjectId] {
             &[]
         }
     }

@@ -393,7 +393,7 @@ fn a_lone_surrogate_in_fields_v1_is_read_as_go_reads_it() {
             assert!(Instant::now() < deadline, "the context cache never synced: {:?}", cache.status());
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let replicas = cache.read().objects().workload("Deployment", "shop", "web").map(|w| w.replicas);
+        let replicas = cache.read().objects().workload("apps", "Deployment", "shop", "web").map(|w| w.replicas);
         assert_eq!(replicas, Some(Some(3)));
         drop(cache);
     });

@@ -866,6 +866,37 @@ fn custom_resource_targets_are_read_once_per_resource() {
     assert!(failed[0].contains("conversion webhook for example.com/v1, Kind=WorkerPool failed"), "{notes:?}");
 }
 
+/// A live HPA on a kind of the same name in another API group (no CRD serves it) targets another
+/// object, as the controller's RESTMapper maps it by group and kind: it conflicts with no HPA of
+/// the `example.com` WorkerPool (HPA407), and is not the HPA scaling it (HPA410).
+#[test]
+fn a_live_hpa_on_the_same_kind_of_another_group_targets_another_object() {
+    let l = live_custom_resources("workerpools");
+    let mut twin = batch_hpa("twin", "other.example.com/v1", "WorkerPool");
+    twin["spec"]["scaleTargetRef"]["name"] = json!("pinned");
+    l.server.apply(&[twin]);
+    let report = l.lint(&["-n", "batch", "-o", "json"]).json();
+    assert!(located(&report, "HPA407").is_empty(), "{report:#}");
+    let d = report["diagnostics"].as_array().unwrap().iter().find(|d| d["rule"] == "HPA410").unwrap();
+    assert_eq!(
+        d["message"],
+        "WorkerPool batch/pinned sets spec.size: 3 while HorizontalPodAutoscaler batch/pinned scales it: every apply resets the count"
+    );
+    // The same kind and group, another version: the same object, and a conflict.
+    let mut same = batch_hpa("same", "example.com/v2", "WorkerPool");
+    same["spec"]["scaleTargetRef"]["name"] = json!("pinned");
+    l.server.apply(&[same]);
+    let report = l.lint(&["-n", "batch", "-o", "json", "--select", "HPA407"]).json();
+    assert_eq!(
+        located(&report, "HPA407"),
+        [
+            "batch/pinned HorizontalPodAutoscaler spec.scaleTargetRef",
+            "batch/same HorizontalPodAutoscaler spec.scaleTargetRef"
+        ],
+        "{report:#}"
+    );
+}
+
 /// A target of a cluster-scoped CRD (`scope: Cluster`): the controller reads its scale in the
 /// HPA's namespace, where the API server serves no such resource (404), and never scales it:
 /// HPA412 says so from the CRD, as in files; the target is not read (no `GET`), so HPA403

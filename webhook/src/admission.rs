@@ -798,7 +798,8 @@ fn cross_object_findings(
 ) -> (Vec<Finding>, Vec<hpa_cluster::kinds::ResourceKind>) {
     let t = &admitted.effective().spec.scale_target_ref;
     let id = context::hpa_id(admitted.effective());
-    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, &t.kind, &t.name);
+    let group = hpa_core::rules::object_group(&t.kind, &t.api_version);
+    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, (group, &t.kind, &t.name));
     let overlay = match target {
         Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
         _ => overlay,

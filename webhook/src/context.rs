@@ -130,7 +130,7 @@ impl ClusterContext {
                 let index = self.cache.read();
                 let world = Reads::new(index.objects(), &refused);
                 // Only an absence HPA403 would conclude from: a kind watched, and RBAC allows.
-                if world.workload_any_case(kind.kind, namespace, &target.name).is_some()
+                if world.workload_any_case(kind.group, kind.kind, namespace, &target.name).is_some()
                     || !world.would_hold(group, kind.kind, namespace, &target.name)
                 {
                     return None;
@@ -259,11 +259,15 @@ pub fn partial_warning(subject: Subject, unseen: &[ResourceKind]) -> Option<Stri
 }
 
 /// Whether `read` is of the scale target of `hpa` (the object the server read before decoding the
-/// review is the one the rules look for).
+/// review is the one the rules look for): the same API group (the version aside), kind,
+/// namespace and name.
 pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
     let id = read.id();
     let t = &hpa.spec.scale_target_ref;
-    id.kind == t.kind && id.name == t.name && id.namespace == hpa.metadata.namespace
+    id.kind == t.kind
+        && id.name == t.name
+        && id.namespace == hpa.metadata.namespace
+        && id.group() == hpa_core::rules::object_group(&t.kind, &t.api_version)
 }
 
 /// The warning of a review whose HPA's target could not be read at admission (RBAC refused it,

@@ -320,10 +320,10 @@ fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
 /// the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
 /// (second) are not.
 fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
-    let by_target = |namespace: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
+    let by_target = |namespace: &str, group: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         index
             .objects()
-            .hpas_targeting(namespace, kind, name)
+            .hpas_targeting(namespace, group, kind, name)
             .iter()
             .filter_map(|id| index.hpa(namespace, &id.name).map(|h| &**h))
             .collect()
@@ -333,13 +333,13 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
             // Its own HPAs, then those of the Argo Rollouts whose `spec.workloadRef` names it (their
             // pods are made from its template: the rules read it through `pod_template_of`).
             let ns = &w.id.namespace;
-            let mut hpas = by_target(ns, &w.id.kind, &w.id.name);
-            for rollout in index.rollouts_using(ns, &w.id.kind, &w.id.name) {
-                hpas.extend(by_target(ns, &rollout.id.kind, &rollout.id.name));
+            let mut hpas = by_target(ns, w.id.group(), &w.id.kind, &w.id.name);
+            for rollout in index.rollouts_using(ns, (w.id.group(), &w.id.kind, &w.id.name)) {
+                hpas.extend(by_target(ns, rollout.id.group(), &rollout.id.kind, &rollout.id.name));
             }
             hpas
         }
-        Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_kind, &v.target_name),
+        Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_group, &v.target_kind, &v.target_name),
         Changed::Pdb(p) => {
             let mut hpas: Vec<&CachedHpa> = index
                 .hpas(&p.id.namespace)
@@ -347,9 +347,9 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
                 .filter(|h| {
                     // The HPAs that count as scaling their target (`CachedHpa::target`), as
                     // the index lists them for the other kinds of write (and HPA407 counts).
-                    let Some((kind, name)) = h.target() else { return false };
+                    let Some((group, kind, name)) = h.target() else { return false };
                     after
-                        .workload(kind, &p.id.namespace, name)
+                        .workload(group, kind, &p.id.namespace, name)
                         .and_then(|t| after.pod_template_of(t))
                         .is_some_and(|t| p.selects(&t.pod_labels))
                 })

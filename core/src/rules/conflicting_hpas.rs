@@ -9,8 +9,10 @@ const MAX_LISTED: usize = 5;
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// Two or more HPAs whose `scaleTargetRef` names the same workload (same kind, name and
-    /// namespace): in files, among the checked manifests; with `hpa-lint cluster`, in the
+    /// Two or more HPAs whose `scaleTargetRef` names the same workload (same API group, kind,
+    /// name and namespace, as the controller's RESTMapper maps a target by group and kind: the
+    /// version aside, so `apps/v1beta2` and `apps/v1` name one Deployment, while a `Queue` of
+    /// `a.example.com` and one of `b.example.com` are two objects): in files, among the checked manifests; with `hpa-lint cluster`, in the
     /// namespaces read; in `hpa-webhook`, the HPA under admission and those of its context cache.
     ///
     /// Also HPAs of different workloads whose pods are selected together: the controller lists
@@ -147,7 +149,7 @@ impl Rule for ConflictingHpas {
             return;
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).
-        let all = objects.hpas_targeting(cx.namespace(), &t.kind, &t.name);
+        let all = objects.hpas_targeting(cx.namespace(), cx.scale_target_group(), &t.kind, &t.name);
         if let Some(f) = sharing_pods(cx, objects, all) {
             out.push(f);
         }
@@ -193,7 +195,7 @@ fn sharing_pods(cx: &Context<'_>, objects: &dyn super::objects::Objects, same_ta
     // A workload that makes no pods (kube-apiserver refuses it, or Argo Rollouts its
     // workloadRef) gives its HPA no selector: the controller counts that HPA for no pod.
     for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w)) {
-        sharing.extend(objects.hpas_targeting(ns, &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
+        sharing.extend(objects.hpas_targeting(ns, w.id.group(), &w.id.kind, &w.id.name).iter().map(|id| (id, w)));
     }
     if sharing.is_empty() {
         return None;

@@ -5,8 +5,9 @@ use super::{Context, Finding, FindingField, Rule, RuleMeta, Severity};
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (KEDA
-    /// defaults its kind to Deployment), unless this HPA is the one KEDA runs for that
+    /// A KEDA `ScaledObject` whose `scaleTargetRef` names the same workload as this HPA (the
+    /// same API group, kind and name; KEDA defaults its `apiVersion` to `apps/v1` and its kind
+    /// to Deployment, `ParseGVKR`), unless this HPA is the one KEDA runs for that
     /// ScaledObject: KEDA (`controllers/keda/hpa.go`, `newHPAForScaledObject`) names it
     /// `keda-hpa-<ScaledObject name>` or `spec.advanced.horizontalPodAutoscalerConfig.name`, and
     /// makes the ScaledObject its controller (an `ownerReference` with `apiVersion: keda.sh/…`,
@@ -109,7 +110,11 @@ impl Rule for KedaConflict {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         for so in objects.scaled_objects(cx.namespace()) {
-            if so.target_kind == t.kind && so.target_name == t.name && !so.controls(&cx.effective.metadata) {
+            if so.target_kind == t.kind
+                && so.target_name == t.name
+                && so.target_group == cx.scale_target_group()
+                && !so.controls(&cx.effective.metadata)
+            {
                 let mut f = match &so.paused {
                     // No pause: a `paused-replicas` KEDA cannot apply leaves its HPA in place.
                     None if so.pause_refused.is_some() => Finding::new(

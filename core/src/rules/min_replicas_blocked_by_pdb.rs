@@ -344,7 +344,7 @@ fn others_selected<'a>(
             if !pdb.selects(labels) {
                 return None;
             }
-            let pods = match objects.hpa_min_replicas(&w.id.namespace, &w.id.kind, &w.id.name) {
+            let pods = match objects.hpa_min_replicas(&w.id.namespace, w.id.group(), &w.id.kind, &w.id.name) {
                 Some(m) => i64::from(m.max(0)),
                 None if REPLICATED.contains(&w.id.kind.as_str()) => w.replicas.unwrap_or(1).max(0),
                 None => 0,

@@ -320,13 +320,19 @@ impl<'a> Context<'a> {
 
     /// The scale target, when the caller has the rest of the set and the set holds it
     /// (its kind compared exactly, in the HPA's namespace or in none: [`Context::scale_target`]),
-    /// in the API group the reference names ([`same_group`]: a Rollout of `argoproj.io` is not
-    /// the target of an HPA that names `example.com/v1` or `apps/v1`, where the controller looks).
+    /// in the API group the reference names ([`object_group`]: a Rollout of `argoproj.io` is not
+    /// the target of an HPA that names `example.com/v1` or `apps/v1`, where the controller looks;
+    /// an `apps/v1beta2` Deployment is the one an `apps/v1` reference names).
     pub fn target_workload(&self) -> Option<&'a objects::Workload> {
         let t = &self.effective.spec.scale_target_ref;
-        self.objects?
-            .workload(&t.kind, self.scale_target_namespace(), &t.name)
-            .filter(|w| same_group(&t.kind, &t.api_version, &w.id.api_version))
+        self.objects?.workload(self.scale_target_group(), &t.kind, self.scale_target_namespace(), &t.name)
+    }
+
+    /// The API group of the scale target ([`object_group`] of `spec.scaleTargetRef`): with its
+    /// kind, namespace and name, its identity.
+    pub fn scale_target_group(&self) -> &str {
+        let t = &self.effective.spec.scale_target_ref;
+        object_group(&t.kind, &t.api_version)
     }
 
     /// Why kube-apiserver refuses the scale target or the workload its pods are made from
@@ -634,25 +640,34 @@ pub fn dotless_group_lacks(group: &str, kind: &str) -> bool {
     dotless_group_kinds(group).is_some_and(|kinds| !kinds.contains(&kind))
 }
 
-/// Whether a workload of `workload_api_version` is of the API group an object reference of
-/// `reference_api_version` names, as the RESTMapper compares them (by group, the version
-/// aside). The core group may be spelled `core` ([`is_cluster_scoped`]); a kind that moved
-/// keeps its objects: an `extensions` Deployment, ReplicaSet or DaemonSet is the `apps` one
-/// (one storage, served in both groups until 1.16), OpenShift's legacy core-group `v1`
-/// DeploymentConfig the `apps.openshift.io` one.
-pub fn same_group(kind: &str, reference_api_version: &str, workload_api_version: &str) -> bool {
-    let group = |v| match crate::api::GroupVersion::parse_or_empty(v).api_group() {
+/// The API group an object of `kind` written in `api_version` belongs to, as the RESTMapper
+/// maps a reference to it (`meta.RESTMapper.RESTMapping` by `schema.GroupKind`: the version
+/// aside): a slice of `api_version`, so that it costs no allocation. The core group may be
+/// spelled `core` (`GroupVersion::api_group`); a kind that moved keeps its objects: an
+/// `extensions` Deployment, ReplicaSet or DaemonSet is the `apps` one (one storage, served in
+/// both groups until 1.16), OpenShift's legacy core-group `v1` DeploymentConfig the
+/// `apps.openshift.io` one. With the kind, namespace and name, it is an object's identity
+/// wherever the toolkit matches objects ([`objects::ObjectId::same_object`], the index).
+pub fn object_group<'a>(kind: &str, api_version: &'a str) -> &'a str {
+    match crate::api::GroupVersion::parse_or_empty(api_version).api_group() {
         "" if kind == "DeploymentConfig" => "apps.openshift.io",
         "extensions" if matches!(kind, "Deployment" | "ReplicaSet" | "DaemonSet") => "apps",
         g => g,
-    };
-    group(reference_api_version) == group(workload_api_version)
+    }
+}
+
+/// Whether a workload of `workload_api_version` is of the API group an object reference of
+/// `reference_api_version` names, as the RESTMapper compares them (by group, the version
+/// aside: [`object_group`] of each).
+pub fn same_group(kind: &str, reference_api_version: &str, workload_api_version: &str) -> bool {
+    object_group(kind, reference_api_version) == object_group(kind, workload_api_version)
 }
 
 /// The workload an HPA counts as scaling wherever the toolkit asks which HPAs scale a workload
 /// or select its pods (HPA407 and HPA104's other workloads, through the index every front end
 /// builds with it: files, `hpa-lint cluster`, the webhook's cache; the webhook's
-/// `/validate-workloads`, finding the HPAs a write concerns): the kind and name of `target`, the
+/// `/validate-workloads`, finding the HPAs a write concerns): the API group ([`object_group`]),
+/// kind and name of `target`, the
 /// `spec.scaleTargetRef` of an HPA written in `hpa_api_version`. `None` for an HPA the
 /// controller never scales anything with: a target without a kind or a name; an HPA in a version
 /// `release` does not serve (`autoscaling/v2beta2` from 1.26, HPA401), which kubectl cannot send
@@ -667,14 +682,14 @@ pub fn counted_target<'a>(
     hpa_api_version: &str,
     target: &'a crate::api::CrossVersionObjectReference,
     release: crate::features::KubernetesVersion,
-) -> Option<(&'a str, &'a str)> {
+) -> Option<(&'a str, &'a str, &'a str)> {
     let served = crate::api::served(hpa_api_version, release).is_ok();
     (served
         && !target.kind.is_empty()
         && !target.name.is_empty()
         && !unmapped_scale_target(&target.api_version, &target.kind)
         && !unscalable_target_kind::has_no_scale(&target.api_version, &target.kind))
-    .then_some((target.kind.as_str(), target.name.as_str()))
+    .then(|| (object_group(&target.kind, &target.api_version), target.kind.as_str(), target.name.as_str()))
 }
 
 /// The API group of a built-in scalable kind ([`SCALABLE_KINDS`]: `apps` for a Deployment, the
@@ -713,7 +728,7 @@ mod tests {
                 kind: kind.into(),
                 name: "web".into(),
             };
-            counted_target(hpa_api_version, &target, release).map(|(k, n)| (k.to_string(), n.to_string()))
+            counted_target(hpa_api_version, &target, release).map(|(_, k, n)| (k.to_string(), n.to_string()))
         };
         let web = |kind: &str| Some((kind.to_string(), "web".to_string()));
         assert_eq!(counted("autoscaling/v2", "apps/v1", "Deployment"), web("Deployment"));
@@ -758,14 +773,16 @@ mod tests {
         };
         let v1_33 = crate::features::KubernetesVersion::V1_33;
         let web = target("apps/v1beta2", "Deployment", "web");
-        assert_eq!(counted_target("autoscaling/v2", &web, v1_33), Some(("Deployment", "web")));
-        assert_eq!(counted_target("autoscaling/v1", &web, v1_33), Some(("Deployment", "web")));
+        assert_eq!(counted_target("autoscaling/v2", &web, v1_33), Some(("apps", "Deployment", "web")));
+        assert_eq!(counted_target("autoscaling/v1", &web, v1_33), Some(("apps", "Deployment", "web")));
         assert_eq!(counted_target("autoscaling/v2beta2", &web, v1_33), None);
         assert_eq!(counted_target("autoscaling/v2", &target("extensions/v1beta1", "Deployment", "web"), v1_33), None);
         assert_eq!(counted_target("autoscaling/v2", &target("apps/v1", "Deployment", ""), v1_33), None);
         assert_eq!(counted_target("autoscaling/v2", &target("apps/v1", "", "web"), v1_33), None);
         let pool = target("example.com/v1", "WorkerPool", "pool");
-        assert_eq!(counted_target("autoscaling/v2", &pool, v1_33), Some(("WorkerPool", "pool")));
+        assert_eq!(counted_target("autoscaling/v2", &pool, v1_33), Some(("example.com", "WorkerPool", "pool")));
+        let rc = target("v1", "ReplicationController", "rc");
+        assert_eq!(counted_target("autoscaling/v2", &rc, v1_33), Some(("", "ReplicationController", "rc")));
         let id = |api_version: &str, kind: &str| objects::ObjectId {
             api_version: api_version.into(),
             kind: kind.into(),

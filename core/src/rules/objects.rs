@@ -32,6 +32,23 @@ pub struct ObjectId {
 const GENERATED: char = '\u{0}';
 
 impl ObjectId {
+    /// Its API group as the RESTMapper maps it ([`super::object_group`]: `core` read as the core
+    /// group, an `extensions` Deployment as the `apps` one): a slice of `api_version`.
+    pub fn group(&self) -> &str {
+        super::object_group(&self.kind, &self.api_version)
+    }
+
+    /// Whether `other` is the same object: the same API group ([`ObjectId::group`]: the version
+    /// aside, as kube-apiserver stores an object once for every version of its group), kind,
+    /// namespace and name. An `apps/v1beta2` and an `apps/v1` Deployment `shop/web` are one
+    /// object; a `Foo` of `a.example.com` and one of `b.example.com` of the same name are two.
+    pub fn same_object(&self, other: &ObjectId) -> bool {
+        self.name == other.name
+            && self.kind == other.kind
+            && self.namespace == other.namespace
+            && self.group() == other.group()
+    }
+
     /// Whether objects of this kind live in a namespace ([`is_cluster_scoped`]).
     pub fn namespaced(&self) -> bool {
         !is_cluster_scoped(&self.api_version, &self.kind)
@@ -490,6 +507,9 @@ pub struct DecodeRefusal {
 pub struct Vpa {
     /// Which object.
     pub id: ObjectId,
+    /// The API group of the object `spec.targetRef` names, as the VPA resolves it
+    /// ([`vpa_target_group`]).
+    pub target_group: String,
     /// `spec.targetRef` (kind, name).
     pub target_kind: String,
     /// `spec.targetRef.name`
@@ -754,6 +774,9 @@ impl Vpa {
 pub struct ScaledObject {
     /// Which object.
     pub id: ObjectId,
+    /// The API group of `spec.scaleTargetRef.apiVersion` ([`super::object_group`]; `apps` when
+    /// absent, as KEDA defaults it: `ParseGVKR`).
+    pub target_group: String,
     /// `spec.scaleTargetRef.kind` (`Deployment` when absent, as KEDA defaults it).
     pub target_kind: String,
     /// `spec.scaleTargetRef.name`
@@ -1027,8 +1050,9 @@ impl Coverage {
 
 /// What a rule may ask about the rest of the manifest set.
 pub trait Objects: Sync {
-    /// Workloads with this kind (compared exactly) and name in a namespace.
-    fn workload(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
+    /// The workload of API group `group` ([`super::object_group`]: the version aside), kind
+    /// (compared exactly), namespace and name: its identity ([`ObjectId::same_object`]).
+    fn workload(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
     /// The workload whose pod template the pods of `target` are made from: `target` itself,
     /// or, for an Argo Rollout with `spec.workloadRef`, the workload it names in its namespace
     /// (`None` when that one is not in the set).
@@ -1042,7 +1066,11 @@ pub trait Objects: Sync {
         match &target.workload_ref {
             None => Some(target),
             Some(r) if r.refused.is_some() => None,
-            Some(r) => self.workload(&r.kind, &target.id.namespace, &r.name),
+            // Argo Rollouts reads the reference by its group and kind
+            // (`informerBasedTemplateResolver.Resolve`: `schema.FromAPIVersionAndKind`).
+            Some(r) => {
+                self.workload(super::object_group(&r.kind, &r.api_version), &r.kind, &target.id.namespace, &r.name)
+            }
         }
     }
     /// LimitRanges of a namespace.
@@ -1087,8 +1115,9 @@ pub trait Objects: Sync {
     fn source(&self) -> WorldSource {
         WorldSource::Manifests
     }
-    /// Any object with this name in the namespace whose kind matches case-insensitively.
-    fn workload_any_case(&self, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
+    /// Any object of API group `group` with this name in the namespace whose kind matches
+    /// case-insensitively.
+    fn workload_any_case(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&Workload>;
     /// PodDisruptionBudgets of a namespace.
     fn pdbs(&self, namespace: &str) -> &[Pdb];
     /// VerticalPodAutoscalers of a namespace.
@@ -1098,12 +1127,13 @@ pub trait Objects: Sync {
     /// Every workload of a namespace, of any kind, in no particular order.
     fn workloads_of(&self, namespace: &str) -> Vec<&Workload>;
     /// The smallest `minReplicas` (as stored: defaulted to 1) of the HPAs of the set that target
-    /// `kind/name` in `namespace`; `None` when no HPA does.
-    fn hpa_min_replicas(&self, namespace: &str, kind: &str, name: &str) -> Option<i32>;
-    /// Every HPA of the set that targets `kind/name` in `namespace` (the one under check
-    /// included), in input order (the linter) or by name (the context cache, which has no input
-    /// order): [`HpaOrder`](super::index::HpaOrder).
-    fn hpas_targeting(&self, namespace: &str, kind: &str, name: &str) -> &[ObjectId];
+    /// `kind/name` of API group `group` in `namespace`; `None` when no HPA does.
+    fn hpa_min_replicas(&self, namespace: &str, group: &str, kind: &str, name: &str) -> Option<i32>;
+    /// Every HPA of the set that targets `kind/name` of API group `group`
+    /// ([`super::object_group`] of its `scaleTargetRef`: the version aside) in `namespace` (the
+    /// one under check included), in input order (the linter) or by name (the context cache,
+    /// which has no input order): [`HpaOrder`](super::index::HpaOrder).
+    fn hpas_targeting(&self, namespace: &str, group: &str, kind: &str, name: &str) -> &[ObjectId];
     /// The other workloads of `w`'s namespace whose pods and `w`'s are selected together
     /// ([`pods_overlap`]), sorted by kind and name. This scans the namespace: an index answers
     /// it from its labels.
@@ -2659,9 +2689,15 @@ pub fn vpa_from_json(id: ObjectId, v: &Value) -> Vpa {
                 .map(|rs| rs.iter().filter_map(Value::as_str).map(String::from).collect()),
         })
         .collect();
+    let target_kind = s(target, "kind");
     Vpa {
         id,
-        target_kind: s(target, "kind"),
+        target_group: vpa_target_group(
+            &target_kind,
+            target.and_then(|t| t.get("apiVersion")).and_then(Value::as_str).unwrap_or_default(),
+        )
+        .to_string(),
+        target_kind,
         target_name: s(target, "name"),
         update_mode,
         refused: vpa_schema_refusals(spec),
@@ -2701,7 +2737,36 @@ pub fn scaled_object_from_json(id: ObjectId, v: &Value) -> ScaledObject {
         KedaPause::Paused(annotation) => (Some(annotation), None),
         KedaPause::Refused(why) => (None, Some(why)),
     };
-    ScaledObject { id, target_kind: kind, target_name: s("name"), hpa_name, adopts_hpa, paused, pause_refused }
+    // KEDA's `ParseGVKR`: no apiVersion is `apps/v1`, whatever the kind.
+    let api_version = s("apiVersion");
+    let target_group =
+        if api_version.is_empty() { "apps".to_string() } else { super::object_group(&kind, &api_version).to_string() };
+    ScaledObject {
+        id,
+        target_group,
+        target_kind: kind,
+        target_name: s("name"),
+        hpa_name,
+        adopts_hpa,
+        paused,
+        pause_refused,
+    }
+}
+
+/// The API group of the object a VPA's `spec.targetRef` of `kind` and `api_version` names, as
+/// the VPA recommender resolves it (`controllerFetcher.FindTopMostWellKnownOrScalable`,
+/// `autoscaler/vertical-pod-autoscaler/pkg/target/controller_fetcher`): a well-known controller
+/// kind (`DaemonSet`, `Deployment`, `ReplicaSet`, `StatefulSet`, `ReplicationController`,
+/// `Job`, `CronJob`: `isWellKnown` compares the kind alone) is read from its informer, the
+/// built-in one, whatever group the reference writes; any other kind by its group and kind
+/// through the RESTMapper and its `/scale` ([`super::object_group`]).
+pub fn vpa_target_group<'a>(kind: &str, api_version: &'a str) -> &'a str {
+    match kind {
+        "DaemonSet" | "Deployment" | "ReplicaSet" | "StatefulSet" => "apps",
+        "ReplicationController" => "",
+        "Job" | "CronJob" => "batch",
+        _ => super::object_group(kind, api_version),
+    }
 }
 
 /// KEDA's annotation that pauses a ScaledObject at a replica count.
@@ -2994,6 +3059,42 @@ mod tests {
 
     /// KEDA's `getHPAName` and `SetControllerReference`: the ScaledObject's own HPA is the one it
     /// controls (keda.sh group, controller), or the one it adopts by name.
+    /// Objects are identified by API group, kind, namespace and name; a ScaledObject's target
+    /// group defaults to `apps` (KEDA's `ParseGVKR`), a VPA's well-known controller kinds are
+    /// the built-in ones whatever group they write (`controllerFetcher.isWellKnown`).
+    #[test]
+    fn targets_and_objects_are_identified_by_api_group() {
+        let id = |api_version: &str, kind: &str| ObjectId {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: "shop".into(),
+            name: "x".into(),
+        };
+        assert!(id("apps/v1beta2", "Deployment").same_object(&id("apps/v1", "Deployment")));
+        assert!(id("extensions/v1beta1", "Deployment").same_object(&id("apps/v1", "Deployment")));
+        assert!(!id("a.example.com/v1", "Foo").same_object(&id("b.example.com/v1", "Foo")));
+        assert!(id("a.example.com/v1", "Foo").same_object(&id("a.example.com/v2", "Foo")));
+        assert!(id("core/v1", "ReplicationController").same_object(&id("v1", "ReplicationController")));
+        assert_eq!(id("a.example.com/v1", "Foo").group(), "a.example.com");
+        let so =
+            |target: Value| scaled_object_from_json(ObjectId::default(), &json!({"spec": {"scaleTargetRef": target}}));
+        assert_eq!(so(json!({"name": "db", "kind": "StatefulSet"})).target_group, "apps");
+        assert_eq!(
+            so(json!({"name": "x", "apiVersion": "a.example.com/v1", "kind": "Foo"})).target_group,
+            "a.example.com"
+        );
+        let vpa = |target: Value| vpa_from_json(ObjectId::default(), &json!({"spec": {"targetRef": target}}));
+        assert_eq!(vpa(json!({"kind": "Deployment", "name": "web"})).target_group, "apps");
+        assert_eq!(
+            vpa(json!({"apiVersion": "example.com/v1", "kind": "StatefulSet", "name": "db"})).target_group,
+            "apps"
+        );
+        assert_eq!(
+            vpa(json!({"apiVersion": "b.example.com/v1", "kind": "Foo", "name": "x"})).target_group,
+            "b.example.com"
+        );
+    }
+
     #[test]
     fn a_scaled_object_controls_the_hpa_keda_makes_or_adopts() {
         let id =
@@ -3260,8 +3361,8 @@ mod tests {
         let mut index: ObjectIndex = ObjectIndex::default();
         index.insert(IndexedObject::Workload(workload_from_json(id("example.com/v1", "Worker", "a"), &v)));
         index.insert(IndexedObject::Workload(workload_from_json(id("apps/v1", "Deployment", "b"), &v)));
-        let worker = index.workload("Worker", "default", "a").unwrap();
-        let deployment = index.workload("Deployment", "default", "b").unwrap();
+        let worker = index.workload("example.com", "Worker", "default", "a").unwrap();
+        let deployment = index.workload("apps", "Deployment", "default", "b").unwrap();
         assert!(index.pod_template_of(worker).is_none());
         assert!(index.pod_template_of(deployment).is_some());
         assert!(!pods_overlap(&index, worker, deployment));

@@ -136,9 +136,8 @@ impl Rule for TargetNotFound {
             return;
         }
         let namespace = cx.scale_target_namespace();
-        let any_case = objects.workload_any_case(&t.kind, namespace, &t.name);
         if cx.target_workload().is_some()
-            || any_case.is_some_and(|w| super::same_group(&w.id.kind, &t.api_version, &w.id.api_version))
+            || objects.workload_any_case(cx.scale_target_group(), &t.kind, namespace, &t.name).is_some()
         {
             return;
         }
@@ -154,8 +153,11 @@ impl Rule for TargetNotFound {
         if objects.custom_resource_definition(group, &t.kind).is_some_and(|c| c.cluster_scoped) {
             return;
         }
-        // The same kind and name in another group: the apiVersion is what is wrong.
-        let help = match any_case.filter(|w| w.id.kind == t.kind) {
+        // The same kind and name in another group: the apiVersion is what is wrong (a scan of
+        // the namespace: only a missing target asks).
+        let workloads = objects.workloads_of(namespace);
+        let elsewhere = workloads.iter().filter(|w| w.id.kind == t.kind && w.id.name == t.name).min_by_key(|w| &w.id);
+        let help = match elsewhere {
             Some(w) => format!(
                 "a {} {} of apiVersion {} is there: write its apiVersion (the controller looks the target up by API group and kind)",
                 w.id.kind, w.id.name, w.id.api_version

@@ -141,11 +141,13 @@ fn unserved_kind(cx: &Context<'_>, kind: &str, api_version: &str, name: &str) ->
     let message = format!(
         "{kind} is not served in group {group:?} ({api_version}): the controller cannot find the target (a group without a dot is one of Kubernetes' own, which no CustomResourceDefinition extends)"
     );
-    let in_set = cx
-        .objects
-        .and_then(|o| o.workload(kind, cx.scale_target_namespace(), name))
-        .map(|w| w.id.api_version.clone())
-        .filter(|v| GroupVersion::parse_or_empty(v).group() != group);
+    // Of any group but the one written (a scan of the namespace: only a refused target asks).
+    let in_set = cx.objects.and_then(|o| {
+        let mut found = o.workloads_of(cx.scale_target_namespace()).into_iter().filter(|w| {
+            w.id.kind == kind && w.id.name == name && GroupVersion::parse_or_empty(&w.id.api_version).group() != group
+        });
+        found.next().map(|w| w.id.api_version.clone())
+    });
     let known = WELL_KNOWN_KINDS.iter().find(|(k, _)| *k == kind).map(|(_, v)| (*v).to_string());
     let help = match in_set.or(known) {
         Some(v) => format!("use `apiVersion: {v}`"),

@@ -33,8 +33,10 @@ impl Sizes<'_> {
 crate::declare_rule! {
     /// ## What it checks
     ///
-    /// A VerticalPodAutoscaler that sets pod requests and targets the same workload as this HPA,
-    /// when the HPA scales on a `Resource` (or `ContainerResource`) metric of cpu or memory that
+    /// A VerticalPodAutoscaler that sets pod requests and targets the same workload as this HPA
+    /// (the same kind and name, and the same API group as the VPA resolves its `targetRef`: a
+    /// well-known controller kind, such as a Deployment, by its kind alone, whatever group it
+    /// writes, any other kind by group and kind, as `controllerFetcher` does), when the HPA scales on a `Resource` (or `ContainerResource`) metric of cpu or memory that
     /// the VPA controls. The VPA resolves a policy per container, as `GetContainerResourcePolicy`
     /// does: the `containerPolicies` entry naming the container, else the `"*"` entry, else the
     /// defaults; a container is sized unless its policy says `mode: "Off"`, in the resources of
@@ -210,7 +212,7 @@ impl Rule for VpaConflict {
         let on_target: Vec<&Vpa> = objects
             .vpas(cx.namespace())
             .iter()
-            .filter(|v| v.target_kind == t.kind && v.target_name == t.name)
+            .filter(|v| v.target_kind == t.kind && v.target_name == t.name && v.target_group == cx.scale_target_group())
             .collect();
         let acting = Acting::of(&on_target, objects.source());
         for &vpa in &on_target {

@@ -344,7 +344,7 @@ fn hpas_saying_for(
     let hpas: Vec<(super::ObjectId, &'static str)> = targets
         .iter()
         .flat_map(|(t, label)| {
-            objects.hpas_targeting(&t.namespace, &t.kind, &t.name).iter().map(|h| (h.clone(), *label))
+            objects.hpas_targeting(&t.namespace, t.group(), &t.kind, &t.name).iter().map(|h| (h.clone(), *label))
         })
         .collect();
     let ids: Vec<super::ObjectId> = hpas.iter().map(|(id, _)| id.clone()).collect();
@@ -358,7 +358,7 @@ fn hpas_saying_for(
 /// are not reported with it.
 fn hpas_saying<'a>(cx: &Context<'a>, w: &Workload) -> Option<&'a [super::ObjectId]> {
     let objects = cx.objects?;
-    let hpas = objects.hpas_targeting(&w.id.namespace, &w.id.kind, &w.id.name);
+    let hpas = objects.hpas_targeting(&w.id.namespace, w.id.group(), &w.id.kind, &w.id.name);
     says(cx, objects, hpas).then_some(hpas)
 }
 

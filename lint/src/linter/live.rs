@@ -143,8 +143,8 @@ pub fn lint_inventory(inventory: Inventory, decoded: Vec<DecodedHpa>, opts: &Lin
         );
     }
     for r in &read {
-        if let Some((kind, name, min)) = &r.target {
-            index.insert_hpa(r.hpa.id.clone(), kind, name, *min, ());
+        if let Some((group, kind, name, min)) = &r.target {
+            index.insert_hpa(r.hpa.id.clone(), (group, kind, name), *min, ());
         }
     }
     // Each object's opt-outs, for findings about it (other HPAs' from their own annotations).
@@ -186,7 +186,7 @@ struct Read<'a> {
     /// What the lenient decode ignored (fields the release's types do not have).
     ignored: Vec<DecodeError>,
     /// `spec.scaleTargetRef` kind and name, and `spec.minReplicas` as stored.
-    target: Option<(String, String, i32)>,
+    target: Option<(String, String, String, i32)>,
     /// Its `hpa-lint.dev/ignore` annotation.
     ignore: Ignore,
 }
@@ -200,8 +200,9 @@ impl<'a> Read<'a> {
         let (target, ignore) = match &decoded {
             Ok(h) => {
                 // Only an HPA that counts as scaling its target scales it (HPA407).
-                let target = counted_target(h.api_version().as_str(), h.scale_target_ref(), release)
-                    .map(|(kind, name)| (kind.to_string(), name.to_string(), h.min_replicas()));
+                let target = counted_target(h.api_version().as_str(), h.scale_target_ref(), release).map(
+                    |(group, kind, name)| (group.to_string(), kind.to_string(), name.to_string(), h.min_replicas()),
+                );
                 (target, Ignore::from_annotations(&h.metadata().annotations))
             }
             // What does not decode is still somebody's target, and may opt out: read as a tree.
@@ -219,8 +220,9 @@ impl<'a> Read<'a> {
                 };
                 // Its minReplicas when it is a number (1, the default, else).
                 let min = tree.pointer("/spec/minReplicas").and_then(Value::as_i64).and_then(|m| i32::try_from(m).ok());
-                let target = counted_target(&hpa.id.api_version, &t, release)
-                    .map(|(kind, name)| (kind.to_string(), name.to_string(), min.unwrap_or(1)));
+                let target = counted_target(&hpa.id.api_version, &t, release).map(|(group, kind, name)| {
+                    (group.to_string(), kind.to_string(), name.to_string(), min.unwrap_or(1))
+                });
                 (target, Ignore::from_json(&tree))
             }
         };

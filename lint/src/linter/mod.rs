@@ -227,8 +227,8 @@ struct ObjectInfo {
 /// reads no string unless two keys meet.
 #[derive(Debug, Clone, Copy)]
 struct IdentityKeys {
-    /// [`Keys::name`] of its kind and name (0 when it lacks either: it is no object one can
-    /// define twice).
+    /// [`Keys::name`] of its API group, kind and name (0 when it lacks a kind or a name: it is
+    /// no object one can define twice).
     name: u64,
     /// [`Keys::namespace`] of its written namespace (0 when it names none).
     namespace: u64,
@@ -291,8 +291,9 @@ struct Deferred {
 struct FileResult {
     objects: Vec<ObjectInfo>,
     hpas: usize,
-    /// HPAs (place in `objects`, target kind and name) for the conflicting-HPA rule.
-    targets: Vec<(usize, String, String, i32)>,
+    /// HPAs (place in `objects`, target API group, kind and name, `minReplicas`) for the
+    /// conflicting-HPA rule.
+    targets: Vec<(usize, String, String, String, i32)>,
     deferred: Vec<Deferred>,
     /// Index entries, with the place of their object in `objects`.
     indexed: Vec<(usize, IndexedObject)>,
@@ -327,9 +328,9 @@ type FindObject<'a> = dyn Fn(&ObjectId) -> Option<(usize, Node<'a>, ObjectLabel)
 struct Keys(std::collections::hash_map::RandomState);
 
 impl Keys {
-    /// The key of a kind and a name.
-    fn name(&self, kind: &str, name: &str) -> u64 {
-        self.0.hash_one((kind, name))
+    /// The key of an API group ([`ObjectId::group`]: the version aside), a kind and a name.
+    fn name(&self, group: &str, kind: &str, name: &str) -> u64 {
+        self.0.hash_one((group, kind, name))
     }
 
     /// The key of a namespace.
@@ -635,9 +636,9 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
                 indexes[set_of(k)].insert_first(entry);
             }
         }
-        for (position, kind, name, min) in r.targets.drain(..) {
+        for (position, group, kind, name, min) in r.targets.drain(..) {
             if !again.out_of_index(k, position) {
-                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), &kind, &name, min, ());
+                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), (&group, &kind, &name), min, ());
             }
         }
     }
@@ -755,7 +756,8 @@ fn first_pass_objects(
 ) -> FileResult {
     let mut r = FileResult::default();
     let objects = &contents.objects;
-    // The latest definition of each object of the file, by kind, namespace as written and name:
+    // The latest definition of each object of the file, by API group, kind, namespace as written
+    // and name:
     // a definition identical to the one before it is a repeat (`A, B, A` applies A last).
     r.objects.reserve_exact(objects.len());
     r.keys.reserve_exact(objects.len());
@@ -766,7 +768,7 @@ fn first_pass_objects(
         // twice.
         let identifiable = !id.kind.is_empty() && !id.written_name().is_empty();
         let identity = IdentityKeys {
-            name: if identifiable { keys.name(&id.kind, &id.name) } else { 0 },
+            name: if identifiable { keys.name(id.group(), &id.kind, &id.name) } else { 0 },
             namespace: if namespace == Namespace::Written { keys.namespace(&id.namespace) } else { 0 },
             state: namespace,
         };
@@ -870,8 +872,14 @@ fn first_pass_hpa(
         let spec = &admitted.effective().spec;
         let release = opts.check.settings.gates().version();
         let written = admitted.original.api_version();
-        if let Some((kind, name)) = rules::counted_target(written.as_str(), &spec.scale_target_ref, release) {
-            r.targets.push((position, kind.to_string(), name.to_string(), spec.min_replicas.unwrap_or(1)));
+        if let Some(target) = rules::counted_target(written.as_str(), &spec.scale_target_ref, release) {
+            r.targets.push((
+                position,
+                target.0.to_string(),
+                target.1.to_string(),
+                target.2.to_string(),
+                spec.min_replicas.unwrap_or(1),
+            ));
         }
         if deferring {
             r.deferred.push(Deferred { file: obj.file, position, version, ignore, admitted });
@@ -1138,7 +1146,8 @@ fn link_depends_on_namespace(
     let namespace = &hpa.id.namespace;
     // A target without a namespace is found (or not) whatever namespace the HPA is in.
     let namespaced_target = !rules::is_cluster_scoped(&t.api_version, &t.kind);
-    match index.workload(&t.kind, namespace, &t.name).filter(|_| namespaced_target) {
+    let group = rules::object_group(&t.kind, &t.api_version);
+    match index.workload(group, &t.kind, namespace, &t.name).filter(|_| namespaced_target) {
         Some(target) if apart(&target.id) => return true,
         Some(target) => {
             // What the cross-object rules read of the namespace for this target, whatever they
@@ -1148,22 +1157,25 @@ fn link_depends_on_namespace(
             // HPA409). A clean result may owe itself to one of them as much as a finding does.
             let template = index.pod_template_of(target);
             let labels = template.map_or(&target.pod_labels, |w| &w.pod_labels);
-            let acts_on = |kind: &str, name: &str| kind == t.kind && name == t.name;
+            let acts_on = |g: &str, kind: &str, name: &str| g == group && kind == t.kind && name == t.name;
             if template.is_some_and(|w| apart(&w.id))
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
                 || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.meant_for(labels))
-                || index.vpas(namespace).iter().any(|v| apart(&v.id) && acts_on(&v.target_kind, &v.target_name))
+                || index
+                    .vpas(namespace)
+                    .iter()
+                    .any(|v| apart(&v.id) && acts_on(&v.target_group, &v.target_kind, &v.target_name))
                 || index
                     .scaled_objects(namespace)
                     .iter()
-                    .any(|o| apart(&o.id) && acts_on(&o.target_kind, &o.target_name))
+                    .any(|o| apart(&o.id) && acts_on(&o.target_group, &o.target_kind, &o.target_name))
             {
                 return true;
             }
         }
         None if namespaced_target
             && index
-                .workloads_named(&t.kind, &t.name)
+                .workloads_named(group, &t.kind, &t.name)
                 .any(|w| !w.id.namespace.is_empty() && (hpa_assumed || assumed.contains(&w.id))) =>
         {
             return true;
@@ -1261,8 +1273,9 @@ fn defined_again(
                 std::collections::hash_map::Entry::Occupied(mut e) => {
                     let (before, group) = *e.get();
                     let o = &r.objects[position];
-                    // Equal keys of different identities (a chance of 2^-64) are not repeats.
-                    if per_file[before.0].objects[before.1].id != o.id {
+                    // Equal keys of different identities (a chance of 2^-64) are not repeats; one
+                    // object written in two versions of its group is one object.
+                    if !per_file[before.0].objects[before.1].id.same_object(&o.id) {
                         continue;
                     }
                     let same = same_content(before, (k, position));
@@ -1395,8 +1408,8 @@ fn set_name(files: &[SourceFile], set_files: &[usize], scope: Scope) -> String {
     }
 }
 
-/// The first object defined in two of the files (kind, namespace and name; the API group
-/// version may differ), with the positions of the two files (`namespace_key`: the group's
+/// The first object defined in two of the files (API group, kind, namespace and name; the
+/// version may differ: [`ObjectId::same_object`]), with the positions of the two files (`namespace_key`: the group's
 /// [`Keys::namespace`], for the objects that name none). Only the keys the first pass computed
 /// are read, and the identities of objects whose keys meet.
 fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(String, usize, usize)> {
@@ -1409,7 +1422,7 @@ fn duplicate_definition(per_file: &[FileResult], namespace_key: u64) -> Option<(
                     let (first, at) = *e.get();
                     let (a, b) = (&per_file[first].objects[at].id, &r.objects[position].id);
                     // Equal keys of different identities (a chance of 2^-64) are no duplicate.
-                    if first != i && a.kind == b.kind && a.namespace == b.namespace && a.name == b.name {
+                    if first != i && a.same_object(b) {
                         return Some((b.to_string(), first, i));
                     }
                 }

@@ -6,6 +6,7 @@
 mod chart;
 mod context;
 mod export;
+mod groups;
 mod https;
 mod malformed;
 mod manifests;
