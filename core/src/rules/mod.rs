@@ -322,9 +322,15 @@ impl<'a> Context<'a> {
     /// (its kind compared exactly, in the HPA's namespace or in none: [`Context::scale_target`]),
     /// in the API group the reference names ([`object_group`]: a Rollout of `argoproj.io` is not
     /// the target of an HPA that names `example.com/v1` or `apps/v1`, where the controller looks;
-    /// an `apps/v1beta2` Deployment is the one an `apps/v1` reference names).
+    /// an `apps/v1beta2` Deployment is the one an `apps/v1` reference names). `None` for a
+    /// reference the controller's RESTMapper maps to no resource ([`unmapped_scale_target`]:
+    /// a Deployment of `extensions/v1beta1`, a ReplicationController of `core/v1`): it never
+    /// finds a target, whatever the set holds, so no rule reads one (HPA405 says why).
     pub fn target_workload(&self) -> Option<&'a objects::Workload> {
         let t = &self.effective.spec.scale_target_ref;
+        if unmapped_scale_target(&t.api_version, &t.kind) {
+            return None;
+        }
         self.objects?.workload(self.scale_target_group(), &t.kind, self.scale_target_namespace(), &t.name)
     }
 

@@ -21,7 +21,11 @@ crate::declare_rule! {
     /// served there (an error; the help names the `apiVersion` of the object
     /// of that kind and name among the checked manifests, or `argoproj.io/v1alpha1` for a
     /// Rollout). A kind without a `scale` subresource is HPA402's. A custom resource's version
-    /// is not judged: the controller finds it in any version its group serves.
+    /// is not judged: the controller finds it in any version its group serves. The core group
+    /// written `core/v1` (as RBAC names it; kube-apiserver takes it from 1.34, which asks for a
+    /// group) is no group the controller knows either: discovery names the core group `""`, so a
+    /// ReplicationController of `core/v1` is never found, and no other rule reads it as the
+    /// HPA's target.
     ///
     /// ## Why it matters
     ///
