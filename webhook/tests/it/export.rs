@@ -204,7 +204,7 @@ impl VariableResolver for RequestScope<'_> {
     }
 }
 
-const POLICIES: [&str; 4] = [
+const POLICIES: [&str; 7] = [
     // The policy tests' example: every setting, rules by label and by name, later rules winning.
     concat!("\n", include_str!("../data/policy-example.yaml")),
     // Expressions of every operator, a rule that lifts an earlier requirement, both directions.
@@ -263,7 +263,83 @@ rules:
     namespaces: [preview]
     constraints: {maxReplicas: 2}
 "#,
+    // Rules that overlap with every kind of selector, names CEL must escape, int32's bounds,
+    // enforcement changing hands per constraint, a later rule lifting an earlier requirement,
+    // every behavior field defaulted (selectPolicy Disabled among them).
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  constraints: {maxReplicas: 2147483647, requireBehavior: false}
+  behavior:
+    scaleUp: {policies: [{type: Pods, value: 2147483647, periodSeconds: 1800}], selectPolicy: Disabled}
+namespaceLabels:
+  shop: {tier: production, example.com/owner: a.b_c-d}
+  batch: {tier: batch, team: data}
+  other: {team: web, tier: "1"}
+rules:
+  - name: "quote \" back \\ unicode é 😀 tab\t end"
+    namespaceSelector:
+      matchLabels: {tier: production}
+      matchExpressions:
+        - {key: example.com/owner, operator: Exists}
+        - {key: team, operator: DoesNotExist}
+    enforcement: Warn
+    constraints: {maxReplicas: 3, requireBehavior: true}
+    behavior:
+      scaleDown: {stabilizationWindowSeconds: 3600, selectPolicy: Min, policies: [{type: Percent, value: 100, periodSeconds: 15}, {type: Pods, value: 1, periodSeconds: 60}]}
+  - name: names
+    namespaces: [shop, kube-public, batch]
+    constraints: {maxReplicas: 4}
+    behavior:
+      scaleUp: {stabilizationWindowSeconds: 0}
+  - name: not-prod
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: NotIn, values: [production]}
+        - {key: kubernetes.io/metadata.name, operator: In, values: [batch, other, preview]}
+    enforcement: Warn
+    constraints: {requireBehavior: true, maxReplicas: 1}
+  - name: lift
+    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}
+    enforcement: Deny
+    constraints: {requireBehavior: false}
+    behavior:
+      scaleDown: {selectPolicy: Disabled}
+      scaleUp: {tolerance: 10m, selectPolicy: Max}
+"#,
+    // The empty policy: nothing exported, every object left as written.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+"#,
+    // Behavior defaults only, one direction per layer, the last layer overriding a field of
+    // the first; enforcement set where there is nothing to enforce.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 1, selectPolicy: Disabled}
+rules:
+  - name: every
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: Exists}]}
+    behavior:
+      scaleDown: {stabilizationWindowSeconds: 3600}
+  - name: none
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: DoesNotExist}]}
+    behavior:
+      scaleUp: {stabilizationWindowSeconds: 7}
+  - name: preview
+    namespaces: [preview]
+    behavior:
+      scaleUp: {policies: [{type: Percent, value: 1, periodSeconds: 1}]}
+"#,
 ];
+
+/// The indexes of [`POLICIES`] that set no behavior default (no MutatingAdmissionPolicy).
+const NO_DEFAULTS: [usize; 2] = [3, 5];
 
 const NAMESPACES: [&str; 5] = ["shop", "preview", "batch", "kube-public", "other"];
 
@@ -614,6 +690,14 @@ fn check_hpa(
                             }
                             json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
                             got.spec.behavior = hpa_core::api::decode_as(&object["spec"]["behavior"]).unwrap();
+                            // Reinvoked (`reinvocationPolicy: IfNeeded`) on what it made, on an
+                            // UPDATE as on a CREATE: nothing more to add.
+                            let mut patched = input_json.clone();
+                            patched["spec"]["behavior"] = object["spec"]["behavior"].clone();
+                            let patched = cel_value(&patched);
+                            let again = RequestScope::new("UPDATE", namespace, patched.as_ref(), patched.as_ref());
+                            let again = map.patches(&map.scope(&again.context(env), &namespaces[n]));
+                            assert!(again.0.is_empty(), "policy {p}, {namespace}, {origin}: reinvoked: {again:?}");
                         }
                     }
                     hpa_core::defaults::default_v2(&mut got);
@@ -714,8 +798,11 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
                 let exported = export(&Policy::parse(text).unwrap(), &options);
                 assert!(exported.objects.iter().all(|o| o["apiVersion"] == "admissionregistration.k8s.io/v1"));
                 let mutating = exported.objects.iter().any(|o| o["kind"] == "MutatingAdmissionPolicy");
-                // (POLICIES[3] sets no behavior default.)
-                assert_eq!(mutating, release >= KubernetesVersion::V1_36 && p != 3, "policy {p}, {release}");
+                assert_eq!(
+                    mutating,
+                    release >= KubernetesVersion::V1_36 && !NO_DEFAULTS.contains(&p),
+                    "policy {p}, {release}"
+                );
                 docs.extend(exported.objects.iter().map(|o| o.to_string()));
             }
         }
