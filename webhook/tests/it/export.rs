@@ -1163,6 +1163,82 @@ const CEL_FUNCTIONS: [(&str, u32); 15] = [
     ("value", 28),
 ];
 
+/// A policy of many rules that all set the same fields exports expressions kube-apiserver
+/// compiles: nested no deeper than a policy of one rule (cel-go's parser refuses more than 250
+/// levels, `parser.MaxRecursionDepth`; the `cel` crate's parser counts them alike, rule `expr`),
+/// within its 100,000 code points (`parser.ExpressionSizeCodePointLimit`), and deciding as the
+/// webhook does in the namespaces of the first, a middle and the last rule.
+#[test]
+fn many_rules_stay_within_the_cel_parsers_limits() {
+    let rules = 400;
+    let mut text = String::from("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n");
+    for i in 0..rules {
+        let enforcement = if i % 2 == 0 { "Warn" } else { "Deny" };
+        text.push_str(&format!(
+            "  - name: r{i}\n    namespaces: [ns-{i}]\n    enforcement: {enforcement}\n    constraints: {{maxReplicas: {}, requireBehavior: {}}}\n    behavior:\n      scaleDown: {{stabilizationWindowSeconds: {i}, selectPolicy: Min}}\n",
+            i + 1,
+            i % 3 == 0
+        ));
+    }
+    let policy = Policy::parse(&text).unwrap();
+    let env = cel_env();
+    let objects = export(&policy, &options(KubernetesVersion::LATEST)).objects;
+    let mut expressions = 0;
+    for object in &objects {
+        let spec = &object["spec"];
+        let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        let mut all: Vec<Value> = list(&spec["variables"]).iter().map(|v| v["expression"].clone()).collect();
+        for v in list(&spec["validations"]) {
+            all.extend([v["expression"].clone(), v["messageExpression"].clone()]);
+        }
+        all.extend(list(&spec["mutations"]).iter().map(|m| m["jsonPatch"]["expression"].clone()));
+        for expression in all {
+            let expression = expression.as_str().unwrap();
+            assert!(expression.chars().count() <= 100_000, "{} code points", expression.chars().count());
+            cel::parser::Parser::new()
+                .max_recursion_depth(16)
+                .parse(expression)
+                .unwrap_or_else(|e| panic!("{e}: {}", &expression[..expression.len().min(300)]));
+            expressions += 1;
+        }
+    }
+    assert!(expressions > rules, "{expressions}");
+    // The verdicts and defaults of three namespaces, as the differential test compares them.
+    let (vap, map) = (
+        objects.iter().find(|o| o["kind"] == "ValidatingAdmissionPolicy" && o["metadata"]["name"] == "p-constraints"),
+        objects.iter().find(|o| o["kind"] == "MutatingAdmissionPolicy"),
+    );
+    let (vap, map) = (Compiled::new(&env, vap.unwrap()), Compiled::new(&env, map.unwrap()));
+    for i in [0, rules / 2 + 1, rules - 1] {
+        let namespace = format!("ns-{i}");
+        let namespace_object =
+            json!({"metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}}});
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 1000}});
+        let object = cel_value(&hpa);
+        let null = cel_value(&Value::Null);
+        let request = RequestScope::new("CREATE", &namespace, object.as_ref(), null.as_ref());
+        let ctx = request.context(&env);
+        let denials = vap.messages(&vap.scope(&ctx, &vap.namespace(&env, &namespace_object)));
+        let effective = policy.effective(&namespace);
+        let v2: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&hpa).unwrap();
+        let expected: Vec<String> = effective
+            .violations(&v2, &namespace)
+            .into_iter()
+            .filter(|v| v.enforcement == Enforcement::Deny)
+            .map(|v| v.error.to_string())
+            .collect();
+        assert_eq!(denials, expected, "{namespace}");
+        let patch = map.patches(&map.scope(&ctx, &map.namespace(&env, &namespace_object)));
+        let mut patched = hpa.clone();
+        json_patch::patch(&mut patched, &patch).unwrap();
+        let mut got: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&patched).unwrap();
+        hpa_core::defaults::default_v2(&mut got);
+        assert_eq!(got, mutate_v2(&v2, &effective, true), "{namespace}");
+    }
+}
+
 /// Every expression exported for each release calls only what that release's CEL environment
 /// offers ([`CEL_FUNCTIONS`]), and the table lists nothing the export does not call.
 #[test]
