@@ -837,6 +837,21 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("nameOverride: Web_Hook\n", "at '/nameOverride': 'Web_Hook' does not match pattern"),
         ("fullnameOverride: 1webhook\n", "at '/fullnameOverride': '1webhook' does not match pattern"),
         ("fullnameOverride: hpa.webhook\n", "at '/fullnameOverride': 'hpa.webhook' does not match pattern"),
+        // Labels and annotations of the objects as kube-apiserver's ValidateLabels and
+        // ValidateAnnotations take them (kubernetes-validate checks neither: `helm install`
+        // would fail on the Deployment, ServiceAccount or ServiceMonitor).
+        ("podLabels: {\"bad key!\": x}\n", "- at '/podLabels': additional properties 'bad key!' not allowed"),
+        ("podLabels: {team: \"platform team\"}\n", "at '/podLabels/team'"),
+        ("nodeSelector: {kubernetes.io/os: \"linux os\"}\n", "at '/nodeSelector/kubernetes.io~1os'"),
+        (
+            "serviceMonitor: {enabled: true, labels: {example.com/a/b: x}}\n",
+            "- at '/serviceMonitor/labels': additional properties 'example.com/a/b' not allowed",
+        ),
+        ("podAnnotations: {\"bad key\": x}\n", "- at '/podAnnotations': additional properties 'bad key' not allowed"),
+        (
+            "serviceAccount: {annotations: {/role: x}}\n",
+            "- at '/serviceAccount/annotations': additional properties '/role' not allowed",
+        ),
     ];
     // Four renders at a time (each is a Helm process that mostly waits).
     std::thread::scope(|scope| {
@@ -949,6 +964,17 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     .unwrap();
     let rendered = render(&[&dir.path().join("values.yaml")]);
     kubernetes_validate("bounds", &rendered.text);
+    // Labels and annotations kube-apiserver takes: an empty label value, a name part in upper
+    // case, an annotation's prefix in any case (ValidateAnnotations lower-cases the key first).
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "podLabels: {Team_1: \"\", example.com/tier: A-b_c.1}\nnodeSelector: {kubernetes.io/os: linux}\npodAnnotations: {Example.COM/Owner: \"any text: at all\"}\nserviceAccount: {annotations: {eks.amazonaws.com/role-arn: \"arn:aws:iam::1:role/x\"}}\nserviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}}\n",
+    )
+    .unwrap();
+    let labelled = render(&[&dir.path().join("values.yaml")]);
+    kubernetes_validate("labels", &labelled.text);
+    let pod = &find(&labelled.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"];
+    assert_eq!((&pod["labels"]["Team_1"], &pod["annotations"]["Example.COM/Owner"]), (&json!(""), &json!("any text: at all")));
     let certificate = find(&rendered.objects, "Certificate", "hpa-webhook");
     assert_eq!(
         (&certificate["spec"]["duration"], &certificate["spec"]["renewBefore"]),
