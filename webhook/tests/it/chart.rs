@@ -974,7 +974,10 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     let labelled = render(&[&dir.path().join("values.yaml")]);
     kubernetes_validate("labels", &labelled.text);
     let pod = &find(&labelled.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"];
-    assert_eq!((&pod["labels"]["Team_1"], &pod["annotations"]["Example.COM/Owner"]), (&json!(""), &json!("any text: at all")));
+    assert_eq!(
+        (&pod["labels"]["Team_1"], &pod["annotations"]["Example.COM/Owner"]),
+        (&json!(""), &json!("any text: at all"))
+    );
     let certificate = find(&rendered.objects, "Certificate", "hpa-webhook");
     assert_eq!(
         (&certificate["spec"]["duration"], &certificate["spec"]["renewBefore"]),
@@ -1383,6 +1386,19 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
         (s["type"].clone(), s["data"].as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>())
     };
     assert_eq!(secret(&chart), secret(&kustomize));
+    // The same policy ConfigMap: its keys, and what the server reads from them (the policy as
+    // `Policy::parse` reads it, the lint configuration as `hpa_config::parse` does).
+    let config = |objects: &[Value]| find(objects, "ConfigMap", "hpa-webhook-policy")["data"].clone();
+    let (ours, theirs) = (config(&chart), config(&kustomize));
+    let keys = |data: &Value| data.as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>();
+    assert_eq!(keys(&ours), keys(&theirs));
+    let policy = |data: &Value| Policy::parse(data["policy.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(policy(&ours), policy(&theirs));
+    let lint = |data: &Value| {
+        let config = hpa_config::parse("lint-config.yaml", data["lint-config.yaml"].as_str().unwrap()).unwrap();
+        (config.levels, format!("{:?}", config.file))
+    };
+    assert_eq!(lint(&ours), lint(&theirs));
 }
 
 #[tokio::test]
