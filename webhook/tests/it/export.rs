@@ -1163,6 +1163,59 @@ const CEL_FUNCTIONS: [(&str, u32); 15] = [
     ("value", 28),
 ];
 
+/// An autoscaling/v1 request reaches the exported MutatingAdmissionPolicy converted to v2
+/// (`matchPolicy: Equivalent`; kube-apiserver converts the patched object back), where the
+/// webhook's /mutate writes the behavior annotation of the v1 object: both give the same object
+/// once converted, so the differential test's v2 comparison holds for v1 requests too. Every
+/// policy, namespace and gate, with no behavior, an empty one, one direction, `selectPolicy:
+/// Disabled`, and a complete one in the annotation.
+#[test]
+fn a_v1_request_is_defaulted_as_its_v2_conversion() {
+    let behaviors = [
+        None,
+        Some(json!({})),
+        Some(json!({"scaleUp": {"stabilizationWindowSeconds": 5}})),
+        Some(json!({"scaleDown": {"selectPolicy": "Disabled"}})),
+        Some(
+            json!({"scaleUp": {"stabilizationWindowSeconds": 5, "selectPolicy": "Min", "policies": [{"type": "Pods", "value": 1, "periodSeconds": 15}]},
+            "scaleDown": {"stabilizationWindowSeconds": 5, "selectPolicy": "Max", "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}),
+        ),
+    ];
+    let mut compared = 0;
+    for text in POLICIES {
+        let policy = Policy::parse(text).unwrap();
+        for namespace in NAMESPACES {
+            let effective = policy.effective(namespace);
+            for behavior in &behaviors {
+                let mut object = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"name": "web", "namespace": namespace},
+                    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 4, "targetCPUUtilizationPercentage": 60}});
+                if let Some(behavior) = behavior {
+                    object["metadata"]["annotations"] =
+                        json!({"autoscaling.alpha.kubernetes.io/behavior": behavior.to_string()});
+                }
+                let hpa_core::api::VersionedHpa::V1(v1) = hpa_core::api::decode(&object).unwrap() else { panic!() };
+                for tolerance in [false, true] {
+                    let mutated =
+                        hpa_webhook::admission::mutate_v1(&v1, &effective, tolerance, KubernetesVersion::LATEST);
+                    let mut got =
+                        hpa_core::convert::to_internal(&hpa_core::api::VersionedHpa::V1(mutated)).unwrap().object;
+                    hpa_core::defaults::default_v2(&mut got);
+                    let converted =
+                        hpa_core::convert::to_internal(&hpa_core::api::VersionedHpa::V1(v1.clone())).unwrap();
+                    let expected = mutate_v2(&converted.object, &effective, tolerance);
+                    assert_eq!(
+                        got.spec.behavior, expected.spec.behavior,
+                        "{namespace}, {behavior:?}, {tolerance}: {text}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, POLICIES.len() * NAMESPACES.len() * behaviors.len() * 2);
+}
+
 /// A policy of many rules that all set the same fields exports expressions kube-apiserver
 /// compiles: nested no deeper than a policy of one rule (cel-go's parser refuses more than 250
 /// levels, `parser.MaxRecursionDepth`; the `cel` crate's parser counts them alike, rule `expr`),
