@@ -169,13 +169,18 @@ fn webhooks(objects: &[Value]) -> Vec<(&Value, &Value)> {
 }
 
 fn kubernetes_validate(name: &str, text: &str) {
+    kubernetes_validate_with(name, text, "1.37.0");
+}
+
+/// [`kubernetes_validate`] with the schemas of release `schemas` (`1.33.0` to `1.37.0`).
+fn kubernetes_validate_with(name: &str, text: &str, schemas: &str) {
     if !tool("kubernetes-validate", &["--version"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(format!("{name}.yaml"));
     std::fs::write(&file, text).unwrap();
-    let out = Command::new("kubernetes-validate").args(["--strict", "-k", "1.37.0"]).arg(&file).output().unwrap();
+    let out = Command::new("kubernetes-validate").args(["--strict", "-k", schemas]).arg(&file).output().unwrap();
     let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && !report.contains("ERROR"), "{name}: {report}");
     // Only the kinds of cert-manager and the Prometheus Operator have no built-in schema.
@@ -1204,6 +1209,42 @@ fn the_release_defaults_to_the_clusters() {
     let rendered = try_render_on(&format!("v1.{}.0", newest.minor() + 1), &[&file]).unwrap();
     assert_eq!(release_of(&rendered), KubernetesVersion::V1_34);
     assert!(!rendered.notes.contains(newer));
+}
+
+/// Every release the binary models, as the cluster's (`--kube-version`) and as
+/// `server.kubernetesVersion`: the default values and the fully loaded file render, pass
+/// `kubernetes-validate --strict` with that release's schemas (1.37's for the 1.38 preview) and
+/// lint clean, and the Deployment passes the release on.
+#[test]
+fn every_release_renders_validates_and_lints_clean() {
+    if !helm_engine() {
+        return;
+    }
+    use hpa_core::features::KubernetesVersion;
+    let everything = chart().join("ci/everything-values.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    for release in KubernetesVersion::ALL {
+        let schemas = match release {
+            KubernetesVersion::PREVIEW => "1.37.0".to_string(),
+            release => format!("{release}.0"),
+        };
+        let cluster = format!("v{release}.0");
+        let set = dir.path().join(format!("{release}.yaml"));
+        std::fs::write(&set, format!("server: {{kubernetesVersion: \"{release}\"}}\n")).unwrap();
+        for (name, values) in
+            [("default", vec![]), ("everything", vec![everything.as_path()]), ("set", vec![set.as_path()])]
+        {
+            let rendered = try_render_on(&cluster, &values).unwrap_or_else(|e| panic!("{name} on {cluster}: {e}"));
+            let what = format!("{name}-{release}");
+            kubernetes_validate_with(&what, &rendered.text, &schemas);
+            hpa_lint_clean(&what, &rendered.text);
+            let deployment = of_kind(&rendered.objects, "Deployment")[0];
+            let (settings, _) = deployment_settings(&deployment["spec"]["template"]["spec"]["containers"][0]);
+            // everything-values.yaml sets 1.36, which wins over the cluster's.
+            let expected = if name == "everything" { KubernetesVersion::V1_36 } else { release };
+            assert_eq!(settings.kubernetes_version, expected, "{what}");
+        }
+    }
 }
 
 /// The `rule` pattern of values.schema.json (`denyRules` and `lintConfig.rules`): every rule
