@@ -845,6 +845,14 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         // Labels and annotations of the objects as kube-apiserver's ValidateLabels and
         // ValidateAnnotations take them (kubernetes-validate checks neither: `helm install`
         // would fail on the Deployment, ServiceAccount or ServiceMonitor).
+        (
+            "certificates: {mode: certManager, certManager: {issuerRef: {kind: ClusterIssuer}}}\n",
+            "missing property 'name'",
+        ),
+        (
+            "certificates: {certManager: {issuerRef: {name: ca, kind: ExternalIssuer}}}\n",
+            "/certificates/certManager/issuerRef/kind",
+        ),
         ("podLabels: {\"bad key!\": x}\n", "- at '/podLabels': additional properties 'bad key!' not allowed"),
         ("podLabels: {team: \"platform team\"}\n", "at '/podLabels/team'"),
         ("nodeSelector: {kubernetes.io/os: \"linux os\"}\n", "at '/nodeSelector/kubernetes.io~1os'"),
@@ -977,6 +985,15 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     )
     .unwrap();
     let labelled = render(&[&dir.path().join("values.yaml")]);
+    // An issuerRef by name alone is cert-manager's Issuer of that name in the release namespace.
+    std::fs::write(
+        dir.path().join("issuer.yaml"),
+        "certificates: {mode: certManager, certManager: {issuerRef: {name: ca}}}\n",
+    )
+    .unwrap();
+    let issued = render(&[&dir.path().join("issuer.yaml")]);
+    assert_eq!(find(&issued.objects, "Certificate", "hpa-webhook")["spec"]["issuerRef"], json!({"name": "ca"}));
+    assert_eq!(of_kind(&issued.objects, "Issuer").len(), 0, "no CA of the chart's own");
     kubernetes_validate("labels", &labelled.text);
     let pod = &find(&labelled.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"];
     assert_eq!(
