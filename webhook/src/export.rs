@@ -23,8 +23,9 @@
 //! and `Object` types.
 //!
 //! One policy of each kind holds every layer: a rule is a CEL variable that tells whether the
-//! namespace matches it (by name, or by the labels of `namespaceObject`), and each setting is a
-//! chain that takes the last matching layer's value, exactly as [`Policy::effective`] overlays
+//! namespace matches it (by name, or by the labels of `namespaceObject`), and each setting takes
+//! the last matching layer's value (a list of the values, indexed flat: the expressions do not
+//! nest deeper with more rules, see `chain`), exactly as [`Policy::effective`] overlays
 //! them. Both match `autoscaling/v2` with `matchPolicy: Equivalent`, so `autoscaling/v1` requests
 //! are converted by kube-apiserver first, as the webhook converts them.
 //!
@@ -509,22 +510,42 @@ struct Validations {
     validations: Vec<Value>,
 }
 
-/// A chain that takes the value of the last matching layer that sets it, else `otherwise`.
+/// The value of the last matching layer that sets it, else `otherwise`: the values in a list
+/// literal (that of `defaults`, else `otherwise`, first), indexed by the position of the last
+/// matching rule among those that set it, `([c3 ? 3 : 0, c1 ? 1 : 0].filter(i, i != 0) + [0])[0]`.
+/// Flat, where a chain of conditionals would nest one level per rule: cel-go's parser refuses an
+/// expression nested more than 250 deep (`parser.MaxRecursionDepth`, which kube-apiserver's
+/// `environment.MustBaseEnvSet` leaves at its default), so a policy of a few hundred rules that
+/// set one field would be an admission policy kube-apiserver refuses to create ("compilation
+/// failed").
 fn chain<'p>(
     layers: &[LayerView<'p>],
     value: impl Fn(&LayerView<'p>) -> Option<String>,
     otherwise: &str,
 ) -> Option<String> {
-    let set: Vec<(String, String)> =
-        layers.iter().enumerate().filter_map(|(i, l)| Some((layer_condition(i, l), value(l)?))).collect();
-    if set.is_empty() {
+    let mut values = vec![otherwise.to_string()];
+    let mut conditions = Vec::new();
+    let mut set = false;
+    for (i, layer) in layers.iter().enumerate() {
+        let Some(v) = value(layer) else { continue };
+        set = true;
+        match layer.selector {
+            // `defaults`, the first layer: the value where no rule that sets it matches.
+            None => values[0] = v,
+            Some(_) => {
+                conditions.push(format!("{} ? {} : 0", layer_condition(i, layer), values.len()));
+                values.push(v);
+            }
+        }
+    }
+    if !set {
         return None;
     }
-    let mut out = otherwise.to_string();
-    for (condition, value) in set {
-        out = if condition == "true" { value } else { format!("{condition} ? {value} : {out}") };
+    if conditions.is_empty() {
+        return Some(values.join(""));
     }
-    Some(out)
+    conditions.reverse();
+    Some(format!("[{}][([{}].filter(i, i != 0) + [0])[0]]", values.join(", "), conditions.join(", ")))
 }
 
 /// One constraint as a ValidatingAdmissionPolicy sees it.

@@ -169,13 +169,18 @@ fn webhooks(objects: &[Value]) -> Vec<(&Value, &Value)> {
 }
 
 fn kubernetes_validate(name: &str, text: &str) {
+    kubernetes_validate_with(name, text, "1.37.0");
+}
+
+/// [`kubernetes_validate`] with the schemas of release `schemas` (`1.33.0` to `1.37.0`).
+fn kubernetes_validate_with(name: &str, text: &str, schemas: &str) {
     if !tool("kubernetes-validate", &["--version"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(format!("{name}.yaml"));
     std::fs::write(&file, text).unwrap();
-    let out = Command::new("kubernetes-validate").args(["--strict", "-k", "1.37.0"]).arg(&file).output().unwrap();
+    let out = Command::new("kubernetes-validate").args(["--strict", "-k", schemas]).arg(&file).output().unwrap();
     let report = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && !report.contains("ERROR"), "{name}: {report}");
     // Only the kinds of cert-manager and the Prometheus Operator have no built-in schema.
@@ -837,6 +842,29 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
         ("nameOverride: Web_Hook\n", "at '/nameOverride': 'Web_Hook' does not match pattern"),
         ("fullnameOverride: 1webhook\n", "at '/fullnameOverride': '1webhook' does not match pattern"),
         ("fullnameOverride: hpa.webhook\n", "at '/fullnameOverride': 'hpa.webhook' does not match pattern"),
+        // Labels and annotations of the objects as kube-apiserver's ValidateLabels and
+        // ValidateAnnotations take them (kubernetes-validate checks neither: `helm install`
+        // would fail on the Deployment, ServiceAccount or ServiceMonitor).
+        (
+            "certificates: {mode: certManager, certManager: {issuerRef: {kind: ClusterIssuer}}}\n",
+            "missing property 'name'",
+        ),
+        (
+            "certificates: {certManager: {issuerRef: {name: ca, kind: ExternalIssuer}}}\n",
+            "/certificates/certManager/issuerRef/kind",
+        ),
+        ("podLabels: {\"bad key!\": x}\n", "- at '/podLabels': additional properties 'bad key!' not allowed"),
+        ("podLabels: {team: \"platform team\"}\n", "at '/podLabels/team'"),
+        ("nodeSelector: {kubernetes.io/os: \"linux os\"}\n", "at '/nodeSelector/kubernetes.io~1os'"),
+        (
+            "serviceMonitor: {enabled: true, labels: {example.com/a/b: x}}\n",
+            "- at '/serviceMonitor/labels': additional properties 'example.com/a/b' not allowed",
+        ),
+        ("podAnnotations: {\"bad key\": x}\n", "- at '/podAnnotations': additional properties 'bad key' not allowed"),
+        (
+            "serviceAccount: {annotations: {/role: x}}\n",
+            "- at '/serviceAccount/annotations': additional properties '/role' not allowed",
+        ),
     ];
     // Four renders at a time (each is a Helm process that mostly waits).
     std::thread::scope(|scope| {
@@ -949,6 +977,29 @@ fn the_schema_refuses_what_the_chart_does_not_know() {
     .unwrap();
     let rendered = render(&[&dir.path().join("values.yaml")]);
     kubernetes_validate("bounds", &rendered.text);
+    // Labels and annotations kube-apiserver takes: an empty label value, a name part in upper
+    // case, an annotation's prefix in any case (ValidateAnnotations lower-cases the key first).
+    std::fs::write(
+        dir.path().join("values.yaml"),
+        "podLabels: {Team_1: \"\", example.com/tier: A-b_c.1}\nnodeSelector: {kubernetes.io/os: linux}\npodAnnotations: {Example.COM/Owner: \"any text: at all\"}\nserviceAccount: {annotations: {eks.amazonaws.com/role-arn: \"arn:aws:iam::1:role/x\"}}\nserviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}}\n",
+    )
+    .unwrap();
+    let labelled = render(&[&dir.path().join("values.yaml")]);
+    // An issuerRef by name alone is cert-manager's Issuer of that name in the release namespace.
+    std::fs::write(
+        dir.path().join("issuer.yaml"),
+        "certificates: {mode: certManager, certManager: {issuerRef: {name: ca}}}\n",
+    )
+    .unwrap();
+    let issued = render(&[&dir.path().join("issuer.yaml")]);
+    assert_eq!(find(&issued.objects, "Certificate", "hpa-webhook")["spec"]["issuerRef"], json!({"name": "ca"}));
+    assert_eq!(of_kind(&issued.objects, "Issuer").len(), 0, "no CA of the chart's own");
+    kubernetes_validate("labels", &labelled.text);
+    let pod = &find(&labelled.objects, "Deployment", "hpa-webhook")["spec"]["template"]["metadata"];
+    assert_eq!(
+        (&pod["labels"]["Team_1"], &pod["annotations"]["Example.COM/Owner"]),
+        (&json!(""), &json!("any text: at all"))
+    );
     let certificate = find(&rendered.objects, "Certificate", "hpa-webhook");
     assert_eq!(
         (&certificate["spec"]["duration"], &certificate["spec"]["renewBefore"]),
@@ -1177,6 +1228,42 @@ fn the_release_defaults_to_the_clusters() {
     assert!(!rendered.notes.contains(newer));
 }
 
+/// Every release the binary models, as the cluster's (`--kube-version`) and as
+/// `server.kubernetesVersion`: the default values and the fully loaded file render, pass
+/// `kubernetes-validate --strict` with that release's schemas (1.37's for the 1.38 preview) and
+/// lint clean, and the Deployment passes the release on.
+#[test]
+fn every_release_renders_validates_and_lints_clean() {
+    if !helm_engine() {
+        return;
+    }
+    use hpa_core::features::KubernetesVersion;
+    let everything = chart().join("ci/everything-values.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    for release in KubernetesVersion::ALL {
+        let schemas = match release {
+            KubernetesVersion::PREVIEW => "1.37.0".to_string(),
+            release => format!("{release}.0"),
+        };
+        let cluster = format!("v{release}.0");
+        let set = dir.path().join(format!("{release}.yaml"));
+        std::fs::write(&set, format!("server: {{kubernetesVersion: \"{release}\"}}\n")).unwrap();
+        for (name, values) in
+            [("default", vec![]), ("everything", vec![everything.as_path()]), ("set", vec![set.as_path()])]
+        {
+            let rendered = try_render_on(&cluster, &values).unwrap_or_else(|e| panic!("{name} on {cluster}: {e}"));
+            let what = format!("{name}-{release}");
+            kubernetes_validate_with(&what, &rendered.text, &schemas);
+            hpa_lint_clean(&what, &rendered.text);
+            let deployment = of_kind(&rendered.objects, "Deployment")[0];
+            let (settings, _) = deployment_settings(&deployment["spec"]["template"]["spec"]["containers"][0]);
+            // everything-values.yaml sets 1.36, which wins over the cluster's.
+            let expected = if name == "everything" { KubernetesVersion::V1_36 } else { release };
+            assert_eq!(settings.kubernetes_version, expected, "{what}");
+        }
+    }
+}
+
 /// The `rule` pattern of values.schema.json (`denyRules` and `lintConfig.rules`): every rule
 /// hpa-core has but HPA000, by ID in any case (as `hpa_core::rules::find` matches it) or by name.
 fn rule_pattern() -> String {
@@ -1357,6 +1444,19 @@ fn the_default_render_matches_the_kustomize_self_signed_overlay() {
         (s["type"].clone(), s["data"].as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>())
     };
     assert_eq!(secret(&chart), secret(&kustomize));
+    // The same policy ConfigMap: its keys, and what the server reads from them (the policy as
+    // `Policy::parse` reads it, the lint configuration as `hpa_config::parse` does).
+    let config = |objects: &[Value]| find(objects, "ConfigMap", "hpa-webhook-policy")["data"].clone();
+    let (ours, theirs) = (config(&chart), config(&kustomize));
+    let keys = |data: &Value| data.as_object().unwrap().keys().cloned().collect::<BTreeSet<_>>();
+    assert_eq!(keys(&ours), keys(&theirs));
+    let policy = |data: &Value| Policy::parse(data["policy.yaml"].as_str().unwrap()).unwrap();
+    assert_eq!(policy(&ours), policy(&theirs));
+    let lint = |data: &Value| {
+        let config = hpa_config::parse("lint-config.yaml", data["lint-config.yaml"].as_str().unwrap()).unwrap();
+        (config.levels, format!("{:?}", config.file))
+    };
+    assert_eq!(lint(&ours), lint(&theirs));
 }
 
 #[tokio::test]

@@ -204,7 +204,7 @@ impl VariableResolver for RequestScope<'_> {
     }
 }
 
-const POLICIES: [&str; 4] = [
+const POLICIES: [&str; 7] = [
     // The policy tests' example: every setting, rules by label and by name, later rules winning.
     concat!("\n", include_str!("../data/policy-example.yaml")),
     // Expressions of every operator, a rule that lifts an earlier requirement, both directions.
@@ -263,7 +263,83 @@ rules:
     namespaces: [preview]
     constraints: {maxReplicas: 2}
 "#,
+    // Rules that overlap with every kind of selector, names CEL must escape, int32's bounds,
+    // enforcement changing hands per constraint, a later rule lifting an earlier requirement,
+    // every behavior field defaulted (selectPolicy Disabled among them).
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  constraints: {maxReplicas: 2147483647, requireBehavior: false}
+  behavior:
+    scaleUp: {policies: [{type: Pods, value: 2147483647, periodSeconds: 1800}], selectPolicy: Disabled}
+namespaceLabels:
+  shop: {tier: production, example.com/owner: a.b_c-d}
+  batch: {tier: batch, team: data}
+  other: {team: web, tier: "1"}
+rules:
+  - name: "quote \" back \\ unicode é 😀 tab\t end"
+    namespaceSelector:
+      matchLabels: {tier: production}
+      matchExpressions:
+        - {key: example.com/owner, operator: Exists}
+        - {key: team, operator: DoesNotExist}
+    enforcement: Warn
+    constraints: {maxReplicas: 3, requireBehavior: true}
+    behavior:
+      scaleDown: {stabilizationWindowSeconds: 3600, selectPolicy: Min, policies: [{type: Percent, value: 100, periodSeconds: 15}, {type: Pods, value: 1, periodSeconds: 60}]}
+  - name: names
+    namespaces: [shop, kube-public, batch]
+    constraints: {maxReplicas: 4}
+    behavior:
+      scaleUp: {stabilizationWindowSeconds: 0}
+  - name: not-prod
+    namespaceSelector:
+      matchExpressions:
+        - {key: tier, operator: NotIn, values: [production]}
+        - {key: kubernetes.io/metadata.name, operator: In, values: [batch, other, preview]}
+    enforcement: Warn
+    constraints: {requireBehavior: true, maxReplicas: 1}
+  - name: lift
+    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}
+    enforcement: Deny
+    constraints: {requireBehavior: false}
+    behavior:
+      scaleDown: {selectPolicy: Disabled}
+      scaleUp: {tolerance: 10m, selectPolicy: Max}
+"#,
+    // The empty policy: nothing exported, every object left as written.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+"#,
+    // Behavior defaults only, one direction per layer, the last layer overriding a field of
+    // the first; enforcement set where there is nothing to enforce.
+    r#"
+apiVersion: hpa-toolkit.io/v1alpha1
+kind: WebhookPolicy
+defaults:
+  enforcement: Warn
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 1, selectPolicy: Disabled}
+rules:
+  - name: every
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: Exists}]}
+    behavior:
+      scaleDown: {stabilizationWindowSeconds: 3600}
+  - name: none
+    namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: DoesNotExist}]}
+    behavior:
+      scaleUp: {stabilizationWindowSeconds: 7}
+  - name: preview
+    namespaces: [preview]
+    behavior:
+      scaleUp: {policies: [{type: Percent, value: 1, periodSeconds: 1}]}
+"#,
 ];
+
+/// The indexes of [`POLICIES`] that set no behavior default (no MutatingAdmissionPolicy).
+const NO_DEFAULTS: [usize; 2] = [3, 5];
 
 const NAMESPACES: [&str; 5] = ["shop", "preview", "batch", "kube-public", "other"];
 
@@ -614,6 +690,14 @@ fn check_hpa(
                             }
                             json_patch::patch(&mut object, &patch).unwrap_or_else(|e| panic!("{patch:?}: {e}"));
                             got.spec.behavior = hpa_core::api::decode_as(&object["spec"]["behavior"]).unwrap();
+                            // Reinvoked (`reinvocationPolicy: IfNeeded`) on what it made, on an
+                            // UPDATE as on a CREATE: nothing more to add.
+                            let mut patched = input_json.clone();
+                            patched["spec"]["behavior"] = object["spec"]["behavior"].clone();
+                            let patched = cel_value(&patched);
+                            let again = RequestScope::new("UPDATE", namespace, patched.as_ref(), patched.as_ref());
+                            let again = map.patches(&map.scope(&again.context(env), &namespaces[n]));
+                            assert!(again.0.is_empty(), "policy {p}, {namespace}, {origin}: reinvoked: {again:?}");
                         }
                     }
                     hpa_core::defaults::default_v2(&mut got);
@@ -714,8 +798,11 @@ fn every_exported_object_is_valid_against_the_kubernetes_schemas() {
                 let exported = export(&Policy::parse(text).unwrap(), &options);
                 assert!(exported.objects.iter().all(|o| o["apiVersion"] == "admissionregistration.k8s.io/v1"));
                 let mutating = exported.objects.iter().any(|o| o["kind"] == "MutatingAdmissionPolicy");
-                // (POLICIES[3] sets no behavior default.)
-                assert_eq!(mutating, release >= KubernetesVersion::V1_36 && p != 3, "policy {p}, {release}");
+                assert_eq!(
+                    mutating,
+                    release >= KubernetesVersion::V1_36 && !NO_DEFAULTS.contains(&p),
+                    "policy {p}, {release}"
+                );
                 docs.extend(exported.objects.iter().map(|o| o.to_string()));
             }
         }
@@ -1075,6 +1162,135 @@ const CEL_FUNCTIONS: [(&str, u32); 15] = [
     ("of", 28),
     ("value", 28),
 ];
+
+/// An autoscaling/v1 request reaches the exported MutatingAdmissionPolicy converted to v2
+/// (`matchPolicy: Equivalent`; kube-apiserver converts the patched object back), where the
+/// webhook's /mutate writes the behavior annotation of the v1 object: both give the same object
+/// once converted, so the differential test's v2 comparison holds for v1 requests too. Every
+/// policy, namespace and gate, with no behavior, an empty one, one direction, `selectPolicy:
+/// Disabled`, and a complete one in the annotation.
+#[test]
+fn a_v1_request_is_defaulted_as_its_v2_conversion() {
+    let behaviors = [
+        None,
+        Some(json!({})),
+        Some(json!({"scaleUp": {"stabilizationWindowSeconds": 5}})),
+        Some(json!({"scaleDown": {"selectPolicy": "Disabled"}})),
+        Some(
+            json!({"scaleUp": {"stabilizationWindowSeconds": 5, "selectPolicy": "Min", "policies": [{"type": "Pods", "value": 1, "periodSeconds": 15}]},
+            "scaleDown": {"stabilizationWindowSeconds": 5, "selectPolicy": "Max", "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}),
+        ),
+    ];
+    let mut compared = 0;
+    for text in POLICIES {
+        let policy = Policy::parse(text).unwrap();
+        for namespace in NAMESPACES {
+            let effective = policy.effective(namespace);
+            for behavior in &behaviors {
+                let mut object = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"name": "web", "namespace": namespace},
+                    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 4, "targetCPUUtilizationPercentage": 60}});
+                if let Some(behavior) = behavior {
+                    object["metadata"]["annotations"] =
+                        json!({"autoscaling.alpha.kubernetes.io/behavior": behavior.to_string()});
+                }
+                let hpa_core::api::VersionedHpa::V1(v1) = hpa_core::api::decode(&object).unwrap() else { panic!() };
+                for tolerance in [false, true] {
+                    let mutated =
+                        hpa_webhook::admission::mutate_v1(&v1, &effective, tolerance, KubernetesVersion::LATEST);
+                    let mut got =
+                        hpa_core::convert::to_internal(&hpa_core::api::VersionedHpa::V1(mutated)).unwrap().object;
+                    hpa_core::defaults::default_v2(&mut got);
+                    let converted =
+                        hpa_core::convert::to_internal(&hpa_core::api::VersionedHpa::V1(v1.clone())).unwrap();
+                    let expected = mutate_v2(&converted.object, &effective, tolerance);
+                    assert_eq!(
+                        got.spec.behavior, expected.spec.behavior,
+                        "{namespace}, {behavior:?}, {tolerance}: {text}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, POLICIES.len() * NAMESPACES.len() * behaviors.len() * 2);
+}
+
+/// A policy of many rules that all set the same fields exports expressions kube-apiserver
+/// compiles: nested no deeper than a policy of one rule (cel-go's parser refuses more than 250
+/// levels, `parser.MaxRecursionDepth`; the `cel` crate's parser counts them alike, rule `expr`),
+/// within its 100,000 code points (`parser.ExpressionSizeCodePointLimit`), and deciding as the
+/// webhook does in the namespaces of the first, a middle and the last rule.
+#[test]
+fn many_rules_stay_within_the_cel_parsers_limits() {
+    let rules = 400;
+    let mut text = String::from("apiVersion: hpa-toolkit.io/v1alpha1\nkind: WebhookPolicy\nrules:\n");
+    for i in 0..rules {
+        let enforcement = if i % 2 == 0 { "Warn" } else { "Deny" };
+        text.push_str(&format!(
+            "  - name: r{i}\n    namespaces: [ns-{i}]\n    enforcement: {enforcement}\n    constraints: {{maxReplicas: {}, requireBehavior: {}}}\n    behavior:\n      scaleDown: {{stabilizationWindowSeconds: {i}, selectPolicy: Min}}\n",
+            i + 1,
+            i % 3 == 0
+        ));
+    }
+    let policy = Policy::parse(&text).unwrap();
+    let env = cel_env();
+    let objects = export(&policy, &options(KubernetesVersion::LATEST)).objects;
+    let mut expressions = 0;
+    for object in &objects {
+        let spec = &object["spec"];
+        let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+        let mut all: Vec<Value> = list(&spec["variables"]).iter().map(|v| v["expression"].clone()).collect();
+        for v in list(&spec["validations"]) {
+            all.extend([v["expression"].clone(), v["messageExpression"].clone()]);
+        }
+        all.extend(list(&spec["mutations"]).iter().map(|m| m["jsonPatch"]["expression"].clone()));
+        for expression in all {
+            let expression = expression.as_str().unwrap();
+            assert!(expression.chars().count() <= 100_000, "{} code points", expression.chars().count());
+            cel::parser::Parser::new()
+                .max_recursion_depth(16)
+                .parse(expression)
+                .unwrap_or_else(|e| panic!("{e}: {}", &expression[..expression.len().min(300)]));
+            expressions += 1;
+        }
+    }
+    assert!(expressions > rules, "{expressions}");
+    // The verdicts and defaults of three namespaces, as the differential test compares them.
+    let (vap, map) = (
+        objects.iter().find(|o| o["kind"] == "ValidatingAdmissionPolicy" && o["metadata"]["name"] == "p-constraints"),
+        objects.iter().find(|o| o["kind"] == "MutatingAdmissionPolicy"),
+    );
+    let (vap, map) = (Compiled::new(&env, vap.unwrap()), Compiled::new(&env, map.unwrap()));
+    for i in [0, rules / 2 + 1, rules - 1] {
+        let namespace = format!("ns-{i}");
+        let namespace_object =
+            json!({"metadata": {"name": namespace, "labels": {"kubernetes.io/metadata.name": namespace}}});
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": namespace},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 1000}});
+        let object = cel_value(&hpa);
+        let null = cel_value(&Value::Null);
+        let request = RequestScope::new("CREATE", &namespace, object.as_ref(), null.as_ref());
+        let ctx = request.context(&env);
+        let denials = vap.messages(&vap.scope(&ctx, &vap.namespace(&env, &namespace_object)));
+        let effective = policy.effective(&namespace);
+        let v2: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&hpa).unwrap();
+        let expected: Vec<String> = effective
+            .violations(&v2, &namespace)
+            .into_iter()
+            .filter(|v| v.enforcement == Enforcement::Deny)
+            .map(|v| v.error.to_string())
+            .collect();
+        assert_eq!(denials, expected, "{namespace}");
+        let patch = map.patches(&map.scope(&ctx, &map.namespace(&env, &namespace_object)));
+        let mut patched = hpa.clone();
+        json_patch::patch(&mut patched, &patch).unwrap();
+        let mut got: v2::HorizontalPodAutoscaler = hpa_core::api::decode_as(&patched).unwrap();
+        hpa_core::defaults::default_v2(&mut got);
+        assert_eq!(got, mutate_v2(&v2, &effective, true), "{namespace}");
+    }
+}
 
 /// Every expression exported for each release calls only what that release's CEL environment
 /// offers ([`CEL_FUNCTIONS`]), and the table lists nothing the export does not call.
