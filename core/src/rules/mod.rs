@@ -590,11 +590,17 @@ pub const SCALABLE_KINDS: &[(&str, &[&str])] = &[
 /// CustomResourceDefinition can add a kind to those groups, since a CRD's group must contain a
 /// dot (`ValidateCustomResourceDefinitionSpec`: "should be a domain with at least one dot"),
 /// so the RESTMapper finds nothing there either (HPA405 reports it, HPA402 a kind without a
-/// `scale` subresource).
+/// `scale` subresource). Or any kind of the group `core`: discovery lists the core group as `""`.
 pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
     let Ok(written) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::group) else {
         return false;
     };
+    // The core group spelled `core`, as RBAC names it, is no group of discovery (which lists
+    // the core group as `""`): the RESTMapper maps no kind there, built-in or custom (a CRD's
+    // group has a dot).
+    if written == "core" {
+        return true;
+    }
     match scalable_group(kind) {
         Some(served) => written != served,
         None => dotless_group_lacks(written, kind),
@@ -764,6 +770,9 @@ mod tests {
         assert!(!unmapped_scale_target("v1", "DeploymentConfig"));
         assert!(!unmapped_scale_target("apps/v1", "DaemonSet"));
         assert!(!unmapped_scale_target("a/b/c", "Rollout"));
+        assert!(unmapped_scale_target("core/v1", "ReplicationController"));
+        assert!(unmapped_scale_target("core/v1", "WorkerPool"));
+        assert!(!unmapped_scale_target("v1", "ReplicationController"));
         // The target is looked up by group, the version aside.
         assert!(same_group("Rollout", "argoproj.io/v1", "argoproj.io/v1alpha1"));
         assert!(!same_group("Rollout", "example.com/v1alpha1", "argoproj.io/v1alpha1"));
