@@ -1101,7 +1101,8 @@ fn a_custom_resource_count_deep_under_spec_is_found() {
 /// Two HPAs name Deployment `web`, one in a group that does not serve it: the controller maps
 /// the target by group and kind, so that HPA finds nothing (`FailedGetScale`, HPA405), never
 /// reads a selector, and conflicts with no other. The version is no part of the target
-/// (`apps/v1beta2` names the same Deployment), and a kind in another case names none (HPA404).
+/// (`apps/v1beta2` names the same Deployment), and a kind in another case names none (HPA404)
+/// but for all lowercase, which the RESTMapper maps to the kind.
 #[test]
 fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
     let hpa = |name: &str, api_version: &str, kind: &str| {
@@ -1125,15 +1126,18 @@ fn an_hpa_whose_target_cannot_be_mapped_conflicts_with_none() {
         )]
     );
     assert_eq!(
-        run(&hpa("b", "apps/v1", "deployment")),
+        run(&hpa("b", "apps/v1", "DEPLOYMENT")),
         [(
             30,
             47,
             "HPA404".to_string(),
-            "kinds are case-sensitive: \"deployment\" matches no resource, the controller cannot find the target"
+            "kinds are case-sensitive: \"DEPLOYMENT\" matches no resource, the controller cannot find the target"
                 .to_string()
         )]
     );
+    // All lowercase, the RESTMapper maps it to the Deployment: the two HPAs conflict.
+    let rules: Vec<String> = run(&hpa("b", "apps/v1", "deployment")).into_iter().map(|(_, _, id, _)| id).collect();
+    assert_eq!(rules, ["HPA407", "HPA407", "HPA404"]);
     // The right group in a version it no longer serves: the same Deployment, two HPAs.
     let both = run(&hpa("b", "apps/v1beta2", "Deployment"));
     assert_eq!(

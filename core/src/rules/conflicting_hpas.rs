@@ -40,7 +40,8 @@ crate::declare_rule! {
     /// Nor is an HPA whose target kind has no `scale` subresource (a DaemonSet, a Job, ...,
     /// HPA402): the controller stops at `FailedGetScale` as early.
     /// Only the group counts, as for the controller: `apps/v1beta2` names the same Deployment as
-    /// `apps/v1`, and a kind spelled in another case (`deployment`, HPA404) names none.
+    /// `apps/v1`, and a kind spelled in another case (`Deployment` as `DEPLOYMENT`, HPA404) names none, but for all
+    /// lowercase (`deployment`), which the RESTMapper maps to the kind.
     ///
     /// A workload kube-apiserver refuses (HPA410) is never created: the controller fails to get
     /// its scale (`FailedGetScale`) before it compares HPAs, so the HPAs naming it conflict with
@@ -139,9 +140,9 @@ impl Rule for ConflictingHpas {
         // not serve is never stored (HPA401 says so).
         let release = cx.settings.gates().version();
         let t = &cx.effective.spec.scale_target_ref;
-        if super::counted_target(cx.original.api_version().as_str(), t, release).is_none() {
+        let Some((group, kind, name)) = super::counted_target(cx.original.api_version().as_str(), t, release) else {
             return;
-        }
+        };
         // A target kube-apiserver refuses is never created (or, a Rollout's template workload,
         // makes the Rollout no pods): the controller fails to get its scale (FailedGetScale) or
         // its selector before it compares HPAs, and HPA410 is the one finding.
@@ -149,7 +150,7 @@ impl Rule for ConflictingHpas {
             return;
         }
         // The index lists the HPA under check among them (`Objects::hpas_targeting`).
-        let all = objects.hpas_targeting(cx.namespace(), cx.scale_target_group(), &t.kind, &t.name);
+        let all = objects.hpas_targeting(cx.namespace(), group, kind, name);
         if let Some(f) = sharing_pods(cx, objects, all) {
             out.push(f);
         }

@@ -331,7 +331,8 @@ impl<'a> Context<'a> {
         if unmapped_scale_target(&t.api_version, &t.kind) {
             return None;
         }
-        self.objects?.workload(self.scale_target_group(), &t.kind, self.scale_target_namespace(), &t.name)
+        let group = self.scale_target_group();
+        self.objects?.workload(group, mapped_kind(group, &t.kind), self.scale_target_namespace(), &t.name)
     }
 
     /// The API group of the scale target ([`object_group`] of `spec.scaleTargetRef`): with its
@@ -601,6 +602,7 @@ pub fn unmapped_scale_target(api_version: &str, kind: &str) -> bool {
     if written == "core" {
         return true;
     }
+    let kind = mapped_kind(written, kind);
     match scalable_group(kind) {
         Some(served) => written != served,
         None => dotless_group_lacks(written, kind),
@@ -645,6 +647,21 @@ pub const DOTLESS_GROUP_KINDS: &[(&str, &[&str])] = &[
 /// The kinds `group` serves when it is one of [`DOTLESS_GROUP_KINDS`].
 pub fn dotless_group_kinds(group: &str) -> Option<&'static [&'static str]> {
     DOTLESS_GROUP_KINDS.iter().find(|(g, _)| *g == group).map(|(_, kinds)| *kinds)
+}
+
+/// The kind the controller's RESTMapper maps `kind` of `group` to: `kind` itself, or, for the
+/// all-lowercase spelling of a kind one of Kubernetes' own groups serves ([`DOTLESS_GROUP_KINDS`]),
+/// that kind. `NewDiscoveryRESTMapper` (`k8s.io/client-go/restmapper`) registers each
+/// discovered kind under its name and under `strings.ToLower` of it, so `apps/v1 statefulset`
+/// is the StatefulSet (HPA404 warns of the spelling); any other case (`Statefulset`) maps to
+/// nothing.
+pub fn mapped_kind<'a>(group: &str, kind: &'a str) -> &'a str {
+    if kind.bytes().any(|b| b.is_ascii_uppercase()) {
+        return kind;
+    }
+    dotless_group_kinds(group)
+        .and_then(|kinds| kinds.iter().copied().find(|k| k.eq_ignore_ascii_case(kind)))
+        .unwrap_or(kind)
 }
 
 /// Whether `group` is one of [`DOTLESS_GROUP_KINDS`] and does not serve `kind`.
@@ -701,7 +718,10 @@ pub fn counted_target<'a>(
         && !target.name.is_empty()
         && !unmapped_scale_target(&target.api_version, &target.kind)
         && !unscalable_target_kind::has_no_scale(&target.api_version, &target.kind))
-    .then(|| (object_group(&target.kind, &target.api_version), target.kind.as_str(), target.name.as_str()))
+    .then(|| {
+        let group = object_group(&target.kind, &target.api_version);
+        (group, mapped_kind(group, &target.kind), target.name.as_str())
+    })
 }
 
 /// The API group of a built-in scalable kind ([`SCALABLE_KINDS`]: `apps` for a Deployment, the
@@ -773,6 +793,14 @@ mod tests {
         assert!(unmapped_scale_target("core/v1", "ReplicationController"));
         assert!(unmapped_scale_target("core/v1", "WorkerPool"));
         assert!(!unmapped_scale_target("v1", "ReplicationController"));
+        // The RESTMapper also maps each kind's all-lowercase spelling, and no other.
+        assert!(!unmapped_scale_target("apps/v1", "statefulset"));
+        assert!(!unmapped_scale_target("v1", "replicationcontroller"));
+        assert!(unmapped_scale_target("apps/v1", "Statefulset"));
+        assert!(unmapped_scale_target("apps/v1", "replicationcontroller"));
+        assert_eq!(mapped_kind("apps", "statefulset"), "StatefulSet");
+        assert_eq!(mapped_kind("apps", "Statefulset"), "Statefulset");
+        assert_eq!(mapped_kind("example.com", "workerpool"), "workerpool");
         // The target is looked up by group, the version aside.
         assert!(same_group("Rollout", "argoproj.io/v1", "argoproj.io/v1alpha1"));
         assert!(!same_group("Rollout", "example.com/v1alpha1", "argoproj.io/v1alpha1"));

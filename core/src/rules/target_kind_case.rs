@@ -1,17 +1,22 @@
 //! HPA404 `target-kind-case`: a scale target kind spelled in the wrong case.
 
-use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS};
+use super::{Context, Finding, Rule, RuleMeta, SCALABLE_KINDS, Severity};
 
 crate::declare_rule! {
     /// ## What it checks
     ///
     /// `spec.scaleTargetRef.kind` that is a built-in scalable kind written in another case
-    /// (`statefulset`, `deployment`, `Replicaset`). kube-apiserver accepts any path segment.
+    /// (`Replicaset`, `DEPLOYMENT`, `statefulset`). kube-apiserver accepts any path segment.
     ///
     /// ## Why it matters
     ///
-    /// Kinds are case-sensitive: the controller finds no REST mapping for `statefulset`, reports
-    /// `FailedGetScale` at every sync, and never scales.
+    /// Kinds are case-sensitive: the controller finds no REST mapping for `Replicaset`, reports
+    /// `FailedGetScale` at every sync, and never scales (an error). One spelling besides the
+    /// kind's own maps: all lowercase (`statefulset`), which the controller's RESTMapper
+    /// registers for every kind it discovers (`NewDiscoveryRESTMapper` in
+    /// `k8s.io/client-go/restmapper` adds `strings.ToLower` of each kind). Such an HPA scales its
+    /// target, and the other rules read it as that kind's (a warning: the API, `kubectl` and
+    /// every tool that compares kinds as written, such as policy engines, name it `StatefulSet`).
     ///
     /// ## Example
     ///
@@ -21,7 +26,7 @@ crate::declare_rule! {
     /// metadata:
     ///   name: db
     /// spec:
-    ///   scaleTargetRef: {apiVersion: apps/v1, kind: statefulset, name: db}
+    ///   scaleTargetRef: {apiVersion: apps/v1, kind: Statefulset, name: db}
     ///   minReplicas: 3
     ///   maxReplicas: 6
     ///   metrics:
@@ -67,20 +72,32 @@ impl Rule for TargetKindCase {
     }
 
     fn check(&self, cx: &Context<'_>, out: &mut Vec<Finding>) {
-        let kind = &cx.effective.spec.scale_target_ref.kind;
-        if let Some((right, _)) =
-            SCALABLE_KINDS.iter().find(|(k, _)| k.eq_ignore_ascii_case(kind) && *k != kind.as_str())
-        {
-            out.push(
-                Finding::new(
-                    &Self::META,
-                    "spec.scaleTargetRef.kind",
-                    format!(
-                        "kinds are case-sensitive: {kind:?} matches no resource, the controller cannot find the target"
-                    ),
-                )
-                .help(format!("write `kind: {right}`")),
+        let t = &cx.effective.spec.scale_target_ref;
+        let kind = &t.kind;
+        let Some((right, _)) = SCALABLE_KINDS.iter().find(|(k, _)| k.eq_ignore_ascii_case(kind) && *k != kind.as_str())
+        else {
+            return;
+        };
+        let group = crate::api::GroupVersion::parse_or_empty(&t.api_version).group();
+        let finding = if super::mapped_kind(group, kind) == *right {
+            let mut f = Finding::new(
+                &Self::META,
+                "spec.scaleTargetRef.kind",
+                format!(
+                    "{kind:?} is {right} in lower case: the controller finds the target all the same (its RESTMapper maps every kind's all-lowercase spelling), but the API and tools that compare kinds as written name it {right}"
+                ),
             );
-        }
+            f.severity = Severity::Warning;
+            f
+        } else {
+            Finding::new(
+                &Self::META,
+                "spec.scaleTargetRef.kind",
+                format!(
+                    "kinds are case-sensitive: {kind:?} matches no resource, the controller cannot find the target"
+                ),
+            )
+        };
+        out.push(finding.help(format!("write `kind: {right}`")));
     }
 }

@@ -31,12 +31,13 @@ pub const UNSCALABLE: &[&str] = &[
 /// (`pkg/registry/*/rest/storage_*.go`), so the controller's `scaleForResourceMappings` fails
 /// on every other (`FailedGetScale`).
 pub fn has_no_scale(api_version: &str, kind: &str) -> bool {
+    let Ok(group) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::api_group) else {
+        return UNSCALABLE.contains(&kind);
+    };
+    let kind = super::mapped_kind(group, kind);
     if UNSCALABLE.contains(&kind) {
         return true;
     }
-    let Ok(group) = crate::api::GroupVersion::parse(api_version).map(crate::api::GroupVersion::api_group) else {
-        return false;
-    };
     kind != "DeploymentConfig"
         && super::scalable_group(kind).is_none()
         && super::dotless_group_kinds(group).is_some_and(|kinds| kinds.contains(&kind))
@@ -146,7 +147,10 @@ mod tests {
         assert!(!has_no_scale("example.com/v1", "ControllerRevision"));
         // A kind the group does not serve is HPA405's, a kind in another case HPA404's.
         assert!(!has_no_scale("apps/v1", "Rollout"));
-        assert!(!has_no_scale("apps/v1", "controllerrevision"));
+        assert!(!has_no_scale("apps/v1", "controllerRevision"));
+        // The RESTMapper maps the all-lowercase spelling to the kind.
+        assert!(has_no_scale("apps/v1", "controllerrevision"));
+        assert!(has_no_scale("apps/v1", "daemonset"));
         assert!(!has_no_scale("a/b/c", "ControllerRevision"));
     }
 }
