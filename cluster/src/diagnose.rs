@@ -223,7 +223,7 @@ pub fn inputs_from_objects(
     let hpa = this.internal(namespace, name)?;
     let key = format!("{namespace}/{name}");
     let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
-    let target = &hpa.spec.scale_target_ref;
+    let target = &mapped_target(&hpa.spec.scale_target_ref);
 
     // From files, a kind Kubernetes' own groups do not serve (a Deployment of
     // `extensions/v1beta1`, an Argo Rollout written `apps/v1`) maps to no resource whatever
@@ -1522,7 +1522,7 @@ pub async fn read_objects(
     // The workload whose pod template the target's pods are made from (`admitted_template`):
     // the target itself, or the workload an Argo Rollout's `workloadRef` names, read here; none
     // for a custom resource, whose operator makes its pods from a template only it knows.
-    let target = &decoded.spec.scale_target_ref;
+    let target = &mapped_target(&decoded.spec.scale_target_ref);
     let mut holder = out
         .items
         .iter()
@@ -2250,6 +2250,15 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
         .unwrap_or_default()
 }
 
+/// The scale target with the kind the controller's RESTMapper maps it to
+/// ([`hpa_core::rules::mapped_kind`]: `statefulset` of `apps` is the StatefulSet), as the
+/// objects read hold it.
+fn mapped_target(target: &hpa_core::api::CrossVersionObjectReference) -> hpa_core::api::CrossVersionObjectReference {
+    let group = GroupVersion::parse_or_empty(&target.api_version).api_group();
+    let kind = hpa_core::rules::mapped_kind(group, &target.kind).to_string();
+    hpa_core::api::CrossVersionObjectReference { kind, ..target.clone() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2370,6 +2379,29 @@ mod tests {
         );
         let inputs = inputs_from_objects(&other, "ns", "web", Timestamp::from_secs(0)).map_err(|e| e.to_string());
         assert_eq!(inputs.map(|i| (i.sync.pods.len(), i.sync.other_hpas_selecting_pods)), Ok((1, Vec::new())));
+    }
+
+    /// A target kind written all in lowercase is the kind the RESTMapper maps it to: its scale
+    /// is read; another case maps to nothing.
+    #[test]
+    fn a_target_kind_in_lowercase_is_the_kind() {
+        use serde_json::json;
+        let sync = |kind: &str| {
+            let items = vec![
+                json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"name": "web", "namespace": "ns"},
+                    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": kind, "name": "web"},
+                        "minReplicas": 1, "maxReplicas": 5}}),
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "ns"},
+                    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}}),
+            ];
+            let objects = DiagnosisObjects::snapshot(items, KubernetesVersion::LATEST);
+            inputs_from_objects(&objects, "ns", "web", Timestamp::from_secs(0))
+                .map(|i| (i.sync.scale.map(|s| s.spec_replicas).map_err(|e| e.0), i.sync.scale_unmapped))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(sync("deployment"), Ok((Ok(2), false)));
+        assert_eq!(sync("DEPLOYMENT"), Ok((Err("no matches for kind \"DEPLOYMENT\" in group \"apps\"".into()), true)));
     }
 
     /// An HPA controller event read through `events.k8s.io/v1`: the legacy recorder leaves
