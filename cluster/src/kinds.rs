@@ -168,8 +168,11 @@ pub const POD_METRICS_V1BETA1: ResourceKind =
 /// The scale targets the rules know, in the order they are read.
 pub const WORKLOADS: [ResourceKind; 5] = [DEPLOYMENT, STATEFUL_SET, REPLICA_SET, REPLICATION_CONTROLLER, ROLLOUT];
 
-/// The workload kind of `group` named `kind`, if it is one of [`WORKLOADS`].
+/// The workload kind of `group` named `kind` (or its all-lowercase spelling, which the RESTMapper
+/// maps to it), if it is one of [`WORKLOADS`].
 pub fn workload(group: &str, kind: &str) -> Option<&'static ResourceKind> {
+    // A kind written all in lowercase is the kind, as the RESTMapper maps it.
+    let kind = hpa_core::rules::mapped_kind(group, kind);
     WORKLOADS.iter().find(|k| k.kind == kind && k.group == group)
 }
 

@@ -264,10 +264,11 @@ pub fn partial_warning(subject: Subject, unseen: &[ResourceKind]) -> Option<Stri
 pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
     let id = read.id();
     let t = &hpa.spec.scale_target_ref;
-    id.kind == t.kind
+    let group = hpa_core::rules::object_group(&t.kind, &t.api_version);
+    id.kind == hpa_core::rules::mapped_kind(group, &t.kind)
         && id.name == t.name
         && id.namespace == hpa.metadata.namespace
-        && id.group() == hpa_core::rules::object_group(&t.kind, &t.api_version)
+        && id.group() == group
 }
 
 /// The warning of a review whose HPA's target could not be read at admission (RBAC refused it,
