@@ -2251,11 +2251,10 @@ fn milli_map(v: Option<&Value>) -> BTreeMap<String, i64> {
 }
 
 /// The scale target with the kind the controller's RESTMapper maps it to
-/// ([`hpa_core::rules::mapped_kind`]: `statefulset` of `apps` is the StatefulSet), as the
+/// ([`hpa_core::rules::target_group_kind`]: `statefulset` of `apps` is the StatefulSet), as the
 /// objects read hold it.
 fn mapped_target(target: &hpa_core::api::CrossVersionObjectReference) -> hpa_core::api::CrossVersionObjectReference {
-    let group = GroupVersion::parse_or_empty(&target.api_version).api_group();
-    let kind = hpa_core::rules::mapped_kind(group, &target.kind).to_string();
+    let kind = hpa_core::rules::target_group_kind(target).1.to_string();
     hpa_core::api::CrossVersionObjectReference { kind, ..target.clone() }
 }
 

@@ -191,7 +191,7 @@ impl Resolver {
                 let mut out = Vec::new();
                 for version in versions {
                     for (resource, capabilities) in g.versioned_resources(version) {
-                        if maps_kind(&resource.kind, kind) && !resource.plural.contains('/') {
+                        if hpa_core::rules::maps_kind(&resource.kind, kind) && !resource.plural.contains('/') {
                             out.push(Mapping {
                                 group: group.to_string(),
                                 version: version.to_string(),
@@ -208,15 +208,6 @@ impl Resolver {
     }
 }
 
-/// Whether a reference to `written` names the discovered kind `discovered`, as the RESTMapper
-/// of kube-controller-manager decides: `NewDiscoveryRESTMapper` (`k8s.io/client-go/restmapper`)
-/// registers each discovered kind under its name and under `strings.ToLower` of it, so
-/// `statefulset` maps to StatefulSet and `Statefulset` to nothing
-/// (`hpa_core::rules::mapped_kind` for the built-in kinds, in files).
-fn maps_kind(discovered: &str, written: &str) -> bool {
-    discovered == written || (!written.chars().any(char::is_uppercase) && discovered.to_lowercase() == written)
-}
-
 /// The mappings of `kind` of `group` among `crds`, the preferred version first: the group's
 /// versions as the apiextensions server lists them (`customresource_discovery_controller.go`
 /// sorts every served version of the group's CRDs, `sortGroupDiscoveryByKubeAwareVersion`),
@@ -227,7 +218,7 @@ pub fn crd_mappings(crds: &[CustomResourceDefinition], group: &str, kind: &str) 
         in_group().flat_map(|c| c.versions.iter().filter(|v| v.served).map(|v| v.name.as_str())).collect();
     versions.sort_by(|a, b| kube_aware_order(a, b));
     versions.dedup();
-    let Some(crd) = in_group().rev().find(|c| maps_kind(&c.kind, kind)) else { return Vec::new() };
+    let Some(crd) = in_group().rev().find(|c| hpa_core::rules::maps_kind(&c.kind, kind)) else { return Vec::new() };
     versions
         .into_iter()
         .filter(|v| crd.versions.iter().any(|cv| cv.served && cv.name == *v))
@@ -320,10 +311,10 @@ mod tests {
     /// A kind maps as written or in all lowercase, never in another case.
     #[test]
     fn a_kind_maps_as_written_or_all_lowercase() {
-        assert!(maps_kind("StatefulSet", "StatefulSet"));
-        assert!(maps_kind("StatefulSet", "statefulset"));
-        assert!(!maps_kind("StatefulSet", "Statefulset"));
-        assert!(!maps_kind("StatefulSet", "STATEFULSET"));
+        assert!(hpa_core::rules::maps_kind("StatefulSet", "StatefulSet"));
+        assert!(hpa_core::rules::maps_kind("StatefulSet", "statefulset"));
+        assert!(!hpa_core::rules::maps_kind("StatefulSet", "Statefulset"));
+        assert!(!hpa_core::rules::maps_kind("StatefulSet", "STATEFULSET"));
         let crds = [crd("example.com", "WorkerPool", "workerpools", &[("v1", true)])];
         assert_eq!(crd_mappings(&crds, "example.com", "workerpool").len(), 1);
         assert!(crd_mappings(&crds, "example.com", "Workerpool").is_empty());

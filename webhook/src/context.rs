@@ -264,11 +264,8 @@ pub fn partial_warning(subject: Subject, unseen: &[ResourceKind]) -> Option<Stri
 pub fn is_target_of(read: &TargetRead, hpa: &v2::HorizontalPodAutoscaler) -> bool {
     let id = read.id();
     let t = &hpa.spec.scale_target_ref;
-    let group = hpa_core::rules::object_group(&t.kind, &t.api_version);
-    id.kind == hpa_core::rules::mapped_kind(group, &t.kind)
-        && id.name == t.name
-        && id.namespace == hpa.metadata.namespace
-        && id.group() == group
+    let (group, kind) = hpa_core::rules::target_group_kind(t);
+    id.kind == kind && id.name == t.name && id.namespace == hpa.metadata.namespace && id.group() == group
 }
 
 /// The warning of a review whose HPA's target could not be read at admission (RBAC refused it,

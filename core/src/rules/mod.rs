@@ -331,8 +331,8 @@ impl<'a> Context<'a> {
         if unmapped_scale_target(&t.api_version, &t.kind) {
             return None;
         }
-        let group = self.scale_target_group();
-        self.objects?.workload(group, mapped_kind(group, &t.kind), self.scale_target_namespace(), &t.name)
+        let (group, kind) = target_group_kind(t);
+        self.objects?.workload(group, kind, self.scale_target_namespace(), &t.name)
     }
 
     /// The API group of the scale target ([`object_group`] of `spec.scaleTargetRef`): with its
@@ -649,19 +649,32 @@ pub fn dotless_group_kinds(group: &str) -> Option<&'static [&'static str]> {
     DOTLESS_GROUP_KINDS.iter().find(|(g, _)| *g == group).map(|(_, kinds)| *kinds)
 }
 
-/// The kind the controller's RESTMapper maps `kind` of `group` to: `kind` itself, or, for the
-/// all-lowercase spelling of a kind one of Kubernetes' own groups serves ([`DOTLESS_GROUP_KINDS`]),
-/// that kind. `NewDiscoveryRESTMapper` (`k8s.io/client-go/restmapper`) registers each
-/// discovered kind under its name and under `strings.ToLower` of it, so `apps/v1 statefulset`
-/// is the StatefulSet (HPA404 warns of the spelling); any other case (`Statefulset`) maps to
-/// nothing.
+/// Whether a reference to the kind `written` names the kind `served`, as the controller's
+/// RESTMapper decides: `NewDiscoveryRESTMapper` (`k8s.io/client-go/restmapper`) registers each
+/// discovered kind under its name and under `strings.ToLower` of it, so `statefulset` names the
+/// StatefulSet and `Statefulset` nothing (HPA404 warns of the first, and errs on the second).
+pub fn maps_kind(served: &str, written: &str) -> bool {
+    served == written || (!written.bytes().any(|b| b.is_ascii_uppercase()) && served.eq_ignore_ascii_case(written))
+}
+
+/// The kind the controller's RESTMapper maps `kind` of `group` to ([`maps_kind`]): `kind`
+/// itself, or, for the all-lowercase spelling of a kind one of Kubernetes' own groups serves
+/// ([`DOTLESS_GROUP_KINDS`]), that kind.
 pub fn mapped_kind<'a>(group: &str, kind: &'a str) -> &'a str {
+    // (Asked of every HPA: a kind with a capital, as written, is its own without a scan.)
     if kind.bytes().any(|b| b.is_ascii_uppercase()) {
         return kind;
     }
-    dotless_group_kinds(group)
-        .and_then(|kinds| kinds.iter().copied().find(|k| k.eq_ignore_ascii_case(kind)))
-        .unwrap_or(kind)
+    dotless_group_kinds(group).and_then(|kinds| kinds.iter().copied().find(|k| maps_kind(k, kind))).unwrap_or(kind)
+}
+
+/// The API group and kind the controller's RESTMapper gives the scale target `t`
+/// ([`object_group`], [`mapped_kind`]): with its name and the HPA's namespace, the object it
+/// scales, wherever the toolkit looks a target up (the rules, the index, the linter's sets,
+/// the webhook, `diagnose`).
+pub fn target_group_kind(t: &crate::api::CrossVersionObjectReference) -> (&str, &str) {
+    let group = object_group(&t.kind, &t.api_version);
+    (group, mapped_kind(group, &t.kind))
 }
 
 /// Whether `group` is one of [`DOTLESS_GROUP_KINDS`] and does not serve `kind`.
@@ -719,8 +732,8 @@ pub fn counted_target<'a>(
         && !unmapped_scale_target(&target.api_version, &target.kind)
         && !unscalable_target_kind::has_no_scale(&target.api_version, &target.kind))
     .then(|| {
-        let group = object_group(&target.kind, &target.api_version);
-        (group, mapped_kind(group, &target.kind), target.name.as_str())
+        let (group, kind) = target_group_kind(target);
+        (group, kind, target.name.as_str())
     })
 }
 

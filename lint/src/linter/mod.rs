@@ -1146,8 +1146,8 @@ fn link_depends_on_namespace(
     let namespace = &hpa.id.namespace;
     // A target without a namespace is found (or not) whatever namespace the HPA is in.
     let namespaced_target = !rules::is_cluster_scoped(&t.api_version, &t.kind);
-    let group = rules::object_group(&t.kind, &t.api_version);
-    match index.workload(group, &t.kind, namespace, &t.name).filter(|_| namespaced_target) {
+    let (group, kind) = rules::target_group_kind(t);
+    match index.workload(group, kind, namespace, &t.name).filter(|_| namespaced_target) {
         Some(target) if apart(&target.id) => return true,
         Some(target) => {
             // What the cross-object rules read of the namespace for this target, whatever they
@@ -1157,7 +1157,7 @@ fn link_depends_on_namespace(
             // HPA409). A clean result may owe itself to one of them as much as a finding does.
             let template = index.pod_template_of(target);
             let labels = template.map_or(&target.pod_labels, |w| &w.pod_labels);
-            let acts_on = |g: &str, kind: &str, name: &str| g == group && kind == t.kind && name == t.name;
+            let acts_on = |g: &str, k: &str, name: &str| g == group && k == kind && name == t.name;
             if template.is_some_and(|w| apart(&w.id))
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
                 || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.meant_for(labels))
@@ -1175,7 +1175,7 @@ fn link_depends_on_namespace(
         }
         None if namespaced_target
             && index
-                .workloads_named(group, &t.kind, &t.name)
+                .workloads_named(group, kind, &t.name)
                 .any(|w| !w.id.namespace.is_empty() && (hpa_assumed || assumed.contains(&w.id))) =>
         {
             return true;
