@@ -55,14 +55,17 @@ fn stale(f: &Freshness) -> bool {
 /// An API server that hangs with its sockets open (`kill -STOP`) fails no request: the view goes
 /// stale because the watches are no longer heard from (no event, no bookmark), within the bound;
 /// a quiet but healthy one stays fresh (each watch ends after half the bound and is renewed), and
-/// the view is fresh again once the server answers. The bound is 4 s (watches of 2 s, a bookmark
-/// every second): with 2 s the test failed once on a loaded 2-core CI machine, where a task
-/// can wait a second for a thread; the margins below leave a loaded machine seconds.
+/// the view is fresh again once the server answers. The bound is 6 s (watches of 3 s, a bookmark
+/// every second), and no check depends on how promptly this test's own tasks run: staleness
+/// may come no sooner than a watch has been silent for the bound (the silence before the freeze
+/// counts, measured at the freeze), and no later than twice the bound. With a 2 s bound, and
+/// again with 4 s and a lower limit of half the bound after the freeze, the test failed on a
+/// loaded 2-core CI machine, where a task can wait seconds for a thread.
 #[test]
 fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
     runtime().block_on(async {
         let s = setup().await;
-        let bound = Duration::from_secs(4);
+        let bound = Duration::from_secs(6);
         let cache = s.cache(bound).await;
         assert!(cache.wait_synced(Duration::from_secs(10)).await, "{:#?}", cache.status());
         // Quiet (no change at all) for twice the bound: fresh all along.
@@ -72,7 +75,8 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let watches = s.server.requests().iter().filter(|r| r.query.contains("watch=true")).count();
-        let timeouts = s.server.requests().iter().filter(|r| r.query.contains("timeoutSeconds=2")).count();
+        let timeouts =
+            s.server.requests().iter().filter(|r| r.query.split('&').any(|p| p == "timeoutSeconds=3")).count();
         assert!(timeouts > 0 && timeouts == watches, "each watch asks for half the bound: {timeouts} of {watches}");
         assert!(
             s.server
@@ -83,21 +87,24 @@ fn a_hung_api_server_makes_the_view_stale_within_the_bound() {
 
         s.server.freeze();
         let frozen = Instant::now();
-        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(20), stale).await else {
+        // How long the longest-silent watch had been silent when the server stopped answering.
+        let silent_before = cache.status().iter().filter_map(|w| w.since_heard).max().unwrap();
+        let Freshness::Stale(reason) = until(&cache, bound, Duration::from_secs(30), stale).await else {
             unreachable!()
         };
         let after = frozen.elapsed();
-        assert!(after > bound / 2 && after < 2 * bound, "stale after {after:?}");
+        assert!(after + silent_before > bound, "stale {after:?} after the freeze, {silent_before:?} silent before it");
+        assert!(after < 2 * bound, "stale after {after:?}");
         assert!(reason.starts_with("the watch of ") && reason.contains(" has been silent for "), "{reason}");
         // No request failed: nothing is broken, the watches are only silent.
-        for w in cache.status() {
+        let status = cache.status();
+        for w in &status {
             assert_eq!(w.broken_for, None, "{w:?}");
         }
-        let deployments = cache.status().into_iter().find(|w| w.kind == kinds::DEPLOYMENT).unwrap();
-        assert!(deployments.since_heard.unwrap() > bound / 2, "{deployments:?}");
+        assert!(status.iter().any(|w| w.since_heard.is_some_and(|heard| heard > bound)), "{status:#?}");
 
         s.server.thaw();
-        until(&cache, bound, Duration::from_secs(10), |f| *f == Freshness::Fresh).await;
+        until(&cache, bound, Duration::from_secs(15), |f| *f == Freshness::Fresh).await;
         drop(cache);
     });
 }
