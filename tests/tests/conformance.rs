@@ -52,6 +52,11 @@ fn api_upstream_decoding() {
     check("api/upstream_decoding.json");
 }
 
+#[test]
+fn api_fresh_inputs() {
+    check("api/fresh.json");
+}
+
 /// The runner's `got.error` for each vector of `vectors` (`null` for a vector that passed).
 fn errors_of(vectors: &serde_json::Value) -> Vec<serde_json::Value> {
     let results = hpa_tests::conformance::run_file(&vectors.to_string(), "keys.json").unwrap();
