@@ -311,19 +311,19 @@ fn validate_finalizers(finalizers: &[String], path: &Path<'_>, release: Kubernet
     errs
 }
 
-/// The finalizer checks `pkg/apis/core/validation` adds (`validateKubeFinalizerName`).
-pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>, release: KubernetesVersion) -> ErrorList {
+/// The finalizer check `pkg/apis/core/validation` adds to the generic ones
+/// (`ValidateObjectMeta`/`ValidateObjectMetaUpdate` call `validateKubeFinalizerName` for each
+/// finalizer, at its index): a name without a `/` must be one of the standard finalizers. It
+/// checks nothing else: a malformed name is reported once, without an index, by
+/// `validate_finalizers` (apimachinery's `ValidateFinalizers`), and a name without a `/` that is
+/// also malformed (`bad name`) gets both errors.
+pub fn validate_kube_finalizers(finalizers: &[String], path: &Path<'_>) -> ErrorList {
     let mut errs = ErrorList::new();
     for (i, f) in finalizers.iter().enumerate() {
-        let p = path.index(i);
-        let msgs = names::qualified_name(f, release);
-        if !msgs.is_empty() {
-            errs.extend(msgs.into_iter().map(|m| FieldError::invalid(&p, BadValue::Str(f.clone()), m)));
-            continue;
-        }
+        // `len(strings.Split(stringValue, "/")) == 1` and `!helper.IsStandardFinalizerName`.
         if !f.contains('/') && !matches!(f.as_str(), "kubernetes" | "orphan" | "foregroundDeletion") {
             errs.push(FieldError::invalid(
-                &p,
+                &path.index(i),
                 BadValue::Str(f.clone()),
                 "name is neither a standard finalizer name nor is it fully qualified",
             ));

@@ -20,7 +20,7 @@ pub use spec::{RefOptions, SpecOptions};
 pub fn validate_create(hpa: &HorizontalPodAutoscaler, opts: &SpecOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
     let mut errs = meta::validate_object_meta(&hpa.metadata, meta::NameRule::DnsSubdomain, &meta_path, opts.release);
-    errs.extend(meta::validate_kube_finalizers(&hpa.metadata.finalizers, &meta_path.child("finalizers"), opts.release));
+    errs.extend(meta::validate_kube_finalizers(&hpa.metadata.finalizers, &meta_path.child("finalizers")));
     errs.extend(spec::validate_spec(&hpa.spec, &Path::new("spec"), opts));
     errs
 }
@@ -30,7 +30,7 @@ pub fn validate_create(hpa: &HorizontalPodAutoscaler, opts: &SpecOptions) -> Err
 pub fn validate_update(new: &HorizontalPodAutoscaler, old: &HorizontalPodAutoscaler, opts: &SpecOptions) -> ErrorList {
     let meta_path = Path::new("metadata");
     let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata, &meta_path, opts.release);
-    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers"), opts.release));
+    errs.extend(meta::validate_kube_finalizers(&new.metadata.finalizers, &meta_path.child("finalizers")));
     errs.extend(spec::validate_spec(&new.spec, &Path::new("spec"), opts));
     errs
 }
@@ -254,6 +254,21 @@ mod tests {
                 "metadata.ownerReferences: Invalid value: {\"apiVersion\":\"v1\",\"kind\":\"Event\",\"name\":\"e\",\"uid\":\"1\"}: /v1, Kind=Event is disallowed from being an owner"
             ]
         );
+    }
+
+    /// `validateKubeFinalizerName` (pkg/apis/core/validation) only asks a name without a `/` to
+    /// be a standard finalizer, at the finalizer's index; a malformed name is apimachinery's
+    /// `ValidateFinalizers`' to report, once and without an index. So `bad name` gets both
+    /// errors and `a/b/c` one.
+    #[test]
+    fn finalizer_names_are_checked_once_each_way() {
+        let errs = errors(&with("metadata.finalizers", json!(["bad name", "a/b/c", "custom", "kubernetes"])));
+        let neither = "name is neither a standard finalizer name nor is it fully qualified";
+        assert_eq!(errs.len(), 4, "{errs:?}");
+        assert!(errs[0].starts_with("metadata.finalizers: Invalid value: \"bad name\": name part must consist"), "{errs:?}");
+        assert!(errs[1].starts_with("metadata.finalizers: Invalid value: \"a/b/c\": a valid label key must consist"), "{errs:?}");
+        assert_eq!(errs[2], format!("metadata.finalizers[0]: Invalid value: \"bad name\": {neither}"));
+        assert_eq!(errs[3], format!("metadata.finalizers[2]: Invalid value: \"custom\": {neither}"));
     }
 
     #[test]
