@@ -60,6 +60,10 @@ pub struct Outcome {
     pub errors: ErrorList,
     /// Round-trip annotations that were ignored or partly ignored.
     pub annotation_problems: Vec<AnnotationProblem>,
+    /// The warnings kube-apiserver's request handler answers (`Warning:` headers) for what it
+    /// changed in the object before admission: duplicate owner references it dropped
+    /// ([`dedup_owner_references`]).
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
@@ -113,20 +117,45 @@ pub fn admit_owned(
     opts: &AdmissionOptions,
 ) -> Result<Outcome, AdmitError> {
     let (mut new, problems) = prepare_input(object, opts)?;
+    let warnings: Vec<String> = dedup_owner_references(&mut new.metadata.owner_references).into_iter().collect();
     match operation {
         Operation::Create => {
             before_create(&mut new, &opts.gates);
             let errors = validate_create(&new, &opts.gates);
-            Ok(Outcome { object: new, errors, annotation_problems: problems })
+            Ok(Outcome { object: new, errors, annotation_problems: problems, warnings })
         }
         Operation::Update => {
             let old = old.ok_or(AdmitError::MissingOld)?;
             let (old, _) = prepare_input(old, opts)?;
             before_update(&mut new, &old, &opts.gates);
             let errors = validate_update(&new, &old, &opts.gates);
-            Ok(Outcome { object: new, errors, annotation_problems: problems })
+            Ok(Outcome { object: new, errors, annotation_problems: problems, warnings })
         }
     }
+}
+
+/// `DuplicateOwnerReferencesWarningFormat` (`k8s.io/apiserver/pkg/endpoints/handlers/rest.go`),
+/// before the duplicate UIDs, joined by `, `.
+pub const DUPLICATE_OWNER_REFERENCES_WARNING: &str = ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ";
+
+/// `dedupOwnerReferencesAndAddWarning` of the create and update handlers
+/// (`k8s.io/apiserver/pkg/endpoints/handlers/rest.go`), run on the request's object before
+/// admission and validation: an owner reference equal in every field to an earlier one
+/// (`dedupOwnerReferences`: same UID, then `apiequality.Semantic.DeepEqual`) is dropped, and the
+/// request answers one warning naming the UID of each one dropped, in order. References that
+/// share a UID but differ in another field all stay.
+pub fn dedup_owner_references(refs: &mut Vec<crate::api::meta::OwnerReference>) -> Option<String> {
+    let mut kept: Vec<crate::api::meta::OwnerReference> = Vec::with_capacity(refs.len());
+    let mut duplicates: Vec<String> = Vec::new();
+    for r in refs.drain(..) {
+        if kept.iter().any(|k| *k == r) {
+            duplicates.push(r.uid);
+        } else {
+            kept.push(r);
+        }
+    }
+    *refs = kept;
+    (!duplicates.is_empty()).then(|| format!("{DUPLICATE_OWNER_REFERENCES_WARNING}{}", duplicates.join(", ")))
 }
 
 /// Steps 1–3: defaulting in the object's version, conversion, namespace from the request.
@@ -433,6 +462,26 @@ fn declarative_merge(
 mod tests {
     use super::*;
     use crate::test_support::hpa_with_scale_up_tolerance as hpa;
+
+    /// `dedupOwnerReferences`: only a reference equal in every field to an earlier one goes; one
+    /// with the same UID and another name stays.
+    #[test]
+    fn exact_duplicate_owner_references_are_dropped_with_a_warning() {
+        use crate::api::meta::OwnerReference;
+        let r = |name: &str, uid: &str| OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: name.into(),
+            uid: uid.into(),
+            controller: Some(true),
+            block_owner_deletion: None,
+        };
+        let mut refs = vec![r("a", "1"), r("a", "1"), r("b", "1"), r("c", "2"), r("c", "2"), r("a", "1")];
+        let warning = dedup_owner_references(&mut refs);
+        assert_eq!(refs, vec![r("a", "1"), r("b", "1"), r("c", "2")]);
+        assert_eq!(warning, Some(format!("{DUPLICATE_OWNER_REFERENCES_WARNING}1, 2, 1")));
+        assert_eq!(dedup_owner_references(&mut refs), None);
+    }
 
     /// 1.33, gate `HPAConfigurableTolerance` off (alpha). `dropDisabledFields` keeps the new
     /// tolerance when the old object uses one (`toleranceInUse`), and

@@ -108,7 +108,8 @@ pub struct ValidationEntry {
     pub message: Option<String>,
     /// Each error, in kube-apiserver's order, duplicates included.
     pub errors: Vec<ErrorEntry>,
-    /// Round-trip annotations kube-apiserver ignores (in whole or in part).
+    /// kube-apiserver's own warnings for what its request handler changed (duplicate owner
+    /// references dropped), then the round-trip annotations it ignores (in whole or in part).
     pub warnings: Vec<String>,
 }
 
@@ -215,7 +216,8 @@ pub fn entry_of(
                     column,
                 });
             }
-            entry.warnings = outcome.annotation_problems.iter().map(|p| p.message.clone()).collect();
+            entry.warnings = outcome.warnings.iter().cloned().collect();
+            entry.warnings.extend(outcome.annotation_problems.iter().map(|p| p.message.clone()));
         }
         Admission::Undecodable { errors, .. } => {
             for e in errors {

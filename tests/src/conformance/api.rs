@@ -141,7 +141,10 @@ pub fn run_validation(vector: &Vector<'_>) -> (bool, Value) {
         let outcome = admission::admit(&decoded.value, old.as_ref(), operation, &opts).map_err(|e| e.to_string())?;
         let mut got = outcome_json(&outcome);
         if let Value::Object(m) = &mut got {
-            m.insert("warnings".into(), json!(field_warnings(fields, &decoded.ignored)));
+            // Decoding's warnings first, then the handler's (duplicate owner references).
+            let mut warnings = field_warnings(fields, &decoded.ignored);
+            warnings.extend(outcome.warnings.iter().cloned());
+            m.insert("warnings".into(), json!(warnings));
         }
         Ok(got)
     })();
