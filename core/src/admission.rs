@@ -120,6 +120,7 @@ pub fn admit_owned(
     let warnings: Vec<String> = dedup_owner_references(&mut new.metadata.owner_references).into_iter().collect();
     match operation {
         Operation::Create => {
+            keep_decodable_managed_fields(&mut new.metadata.managed_fields, &[]);
             before_create(&mut new, &opts.gates);
             let errors = validate_create(&new, &opts.gates);
             Ok(Outcome { object: new, errors, annotation_problems: problems, warnings })
@@ -127,6 +128,7 @@ pub fn admit_owned(
         Operation::Update => {
             let old = old.ok_or(AdmitError::MissingOld)?;
             let (old, _) = prepare_input(old, opts)?;
+            keep_decodable_managed_fields(&mut new.metadata.managed_fields, &old.metadata.managed_fields);
             before_update(&mut new, &old, &opts.gates);
             let errors = validate_update(&new, &old, &opts.gates);
             Ok(Outcome { object: new, errors, annotation_problems: problems, warnings })
@@ -156,6 +158,29 @@ pub fn dedup_owner_references(refs: &mut Vec<crate::api::meta::OwnerReference>) 
     }
     *refs = kept;
     (!duplicates.is_empty()).then(|| format!("{DUPLICATE_OWNER_REFERENCES_WARNING}{}", duplicates.join(", ")))
+}
+
+/// What the field manager does to the request's `metadata.managedFields` before admission and
+/// validation (`FieldManager.UpdateNoErrors`, run by the create and update handlers): when they
+/// do not decode (`DecodeManagedFields`: an entry whose `operation` is not `Apply` or `Update`,
+/// whose `apiVersion` is empty, or whose `fieldsType` is not `FieldsV1`) or are empty, it takes the
+/// live object's instead (none on create) and records the request's manager in them. So
+/// validation never sees such entries: `ValidateManagedFields` can only refuse entries that
+/// decode (a `manager` too long or not printable, a `subresource` too long). The entry the field
+/// manager adds for the request is valid and is not modelled. (The content of `fieldsV1` is not
+/// parsed here.)
+pub fn keep_decodable_managed_fields(
+    managed: &mut Vec<crate::api::meta::ManagedFieldsEntry>,
+    live: &[crate::api::meta::ManagedFieldsEntry],
+) {
+    let decodes = |entries: &[crate::api::meta::ManagedFieldsEntry]| {
+        entries.iter().all(|e| {
+            matches!(e.operation.as_str(), "Apply" | "Update") && !e.api_version.is_empty() && e.fields_type == "FieldsV1"
+        })
+    };
+    if managed.is_empty() || !decodes(managed) {
+        *managed = if decodes(live) { live.to_vec() } else { Vec::new() };
+    }
 }
 
 /// Steps 1–3: defaulting in the object's version, conversion, namespace from the request.
@@ -462,6 +487,31 @@ fn declarative_merge(
 mod tests {
     use super::*;
     use crate::test_support::hpa_with_scale_up_tolerance as hpa;
+
+    /// The field manager replaces managed fields it cannot decode (or none) with the live
+    /// object's, before validation; decodable ones stay for `ValidateManagedFields`.
+    #[test]
+    fn undecodable_managed_fields_are_replaced_by_the_live_ones() {
+        use crate::api::meta::ManagedFieldsEntry;
+        let entry = |manager: &str, operation: &str, fields_type: &str| ManagedFieldsEntry {
+            manager: manager.into(),
+            operation: operation.into(),
+            api_version: "autoscaling/v2".into(),
+            fields_type: fields_type.into(),
+            ..ManagedFieldsEntry::default()
+        };
+        let live = vec![entry("kubectl", "Update", "FieldsV1")];
+        let mut bad = vec![entry("a", "Apply", "FieldsV1"), entry("b", "Bogus", "FieldsV1")];
+        keep_decodable_managed_fields(&mut bad, &live);
+        assert_eq!(bad, live);
+        let mut untyped = vec![entry("a", "Update", "")];
+        keep_decodable_managed_fields(&mut untyped, &[]);
+        assert!(untyped.is_empty());
+        let long = "x".repeat(200);
+        let mut kept = vec![entry(&long, "Update", "FieldsV1")];
+        keep_decodable_managed_fields(&mut kept, &live);
+        assert_eq!(kept, vec![entry(&long, "Update", "FieldsV1")]);
+    }
 
     /// `dedupOwnerReferences`: only a reference equal in every field to an earlier one goes; one
     /// with the same UID and another name stays.
