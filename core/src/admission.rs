@@ -175,7 +175,9 @@ pub fn keep_decodable_managed_fields(
 ) {
     let decodes = |entries: &[crate::api::meta::ManagedFieldsEntry]| {
         entries.iter().all(|e| {
-            matches!(e.operation.as_str(), "Apply" | "Update") && !e.api_version.is_empty() && e.fields_type == "FieldsV1"
+            matches!(e.operation.as_str(), "Apply" | "Update")
+                && !e.api_version.is_empty()
+                && e.fields_type == "FieldsV1"
         })
     };
     if managed.is_empty() || !decodes(managed) {

@@ -265,8 +265,14 @@ mod tests {
         let errs = errors(&with("metadata.finalizers", json!(["bad name", "a/b/c", "custom", "kubernetes"])));
         let neither = "name is neither a standard finalizer name nor is it fully qualified";
         assert_eq!(errs.len(), 4, "{errs:?}");
-        assert!(errs[0].starts_with("metadata.finalizers: Invalid value: \"bad name\": name part must consist"), "{errs:?}");
-        assert!(errs[1].starts_with("metadata.finalizers: Invalid value: \"a/b/c\": a valid label key must consist"), "{errs:?}");
+        assert!(
+            errs[0].starts_with("metadata.finalizers: Invalid value: \"bad name\": name part must consist"),
+            "{errs:?}"
+        );
+        assert!(
+            errs[1].starts_with("metadata.finalizers: Invalid value: \"a/b/c\": a valid label key must consist"),
+            "{errs:?}"
+        );
         assert_eq!(errs[2], format!("metadata.finalizers[0]: Invalid value: \"bad name\": {neither}"));
         assert_eq!(errs[3], format!("metadata.finalizers[2]: Invalid value: \"custom\": {neither}"));
     }
