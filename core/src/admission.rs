@@ -150,7 +150,7 @@ pub fn dedup_owner_references(refs: &mut Vec<crate::api::meta::OwnerReference>) 
     let mut kept: Vec<crate::api::meta::OwnerReference> = Vec::with_capacity(refs.len());
     let mut duplicates: Vec<String> = Vec::new();
     for r in refs.drain(..) {
-        if kept.iter().any(|k| *k == r) {
+        if kept.contains(&r) {
             duplicates.push(r.uid);
         } else {
             kept.push(r);

@@ -216,7 +216,7 @@ pub fn entry_of(
                     column,
                 });
             }
-            entry.warnings = outcome.warnings.iter().cloned().collect();
+            entry.warnings = outcome.warnings.clone();
             entry.warnings.extend(outcome.annotation_problems.iter().map(|p| p.message.clone()));
         }
         Admission::Undecodable { errors, .. } => {
