@@ -26,3 +26,13 @@ fn controller_timelines() {
 fn controller_upstream_horizontal() {
     check("controller/upstream_horizontal.json");
 }
+
+#[test]
+fn controller_fresh_replica_calc() {
+    check("controller/fresh_replica_calc.json");
+}
+
+#[test]
+fn controller_fresh_timelines() {
+    check("controller/fresh_timelines.json");
+}

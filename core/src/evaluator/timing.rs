@@ -140,7 +140,9 @@ pub(crate) fn memory_seconds(
 /// The fastest scale-up from `minReplicas` to `maxReplicas` of a running HPA: demand jumps to
 /// the maximum at second 0, and at best a periodic sync sees it at once. (When a new HPA is
 /// first synced differs per release, [`HPAControllerConfiguration::first_sync_after_creation`],
-/// but a running HPA is synced every period on every release: the bound is the same.)
+/// but a running HPA is synced every period on every release: the bound is the same.) With
+/// `minReplicas: 0` the run starts from 1: from 1.36 the controller leaves a target at zero
+/// replicas alone unless it scaled it there itself (the `ScaledToZero` condition).
 pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Trajectory {
     let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
     let max = hpa.spec.max_replicas;
@@ -152,9 +154,11 @@ pub fn fastest_scale_up(hpa: &HorizontalPodAutoscaler, config: &HPAControllerCon
 
 /// The fastest scale-down from `maxReplicas` back to `minReplicas`: the HPA has been at the
 /// maximum (and recommending it) for longer than any window or policy period, and demand
-/// drops to the minimum at second 0.
+/// drops to the minimum at second 0. With `minReplicas: 0` that is zero replicas, which the
+/// controller reaches in every release (`convertDesiredReplicasWithRules` and
+/// `convertDesiredReplicasWithBehaviorRate` clamp at `minReplicas` only).
 pub fn fastest_scale_down(hpa: &HorizontalPodAutoscaler, config: &HPAControllerConfiguration) -> Trajectory {
-    let min = hpa.spec.min_replicas.unwrap_or(1).max(1);
+    let min = hpa.spec.min_replicas.unwrap_or(1);
     let max = hpa.spec.max_replicas;
     let period = config.sync_period_seconds();
     let mut autoscaler = Autoscaler::new(hpa, config).with_status(Default::default());
@@ -200,6 +204,29 @@ mod tests {
             assert_eq!((at(&run), run.seconds, run.syncs), (vec![(0, 4), (15, 8), (30, 10)], Some(30), 3), "{v}");
             let down = fastest_scale_down(&h, &config(v));
             assert_eq!((down.path(), down.seconds), (vec![10, 2], Some(300)), "{v}");
+        }
+    }
+
+    /// With `minReplicas: 0` the scale-down ends at zero replicas, as the controller takes it
+    /// there; the scale-up still starts from 1.
+    #[test]
+    fn scale_down_reaches_zero_with_min_replicas_zero() {
+        use crate::features::{FeatureGates, KubernetesVersion};
+        for v in KubernetesVersion::ALL {
+            let config = HPAControllerConfiguration::new(FeatureGates::new(v));
+            let down = fastest_scale_down(&hpa(0, 5, None), &config);
+            assert_eq!((down.path(), down.seconds), (vec![5, 0], Some(300)), "{v}");
+            let b = HorizontalPodAutoscalerBehavior {
+                scale_up: None,
+                scale_down: Some(HPAScalingRules {
+                    stabilization_window_seconds: Some(0),
+                    policies: Some(vec![HPAScalingPolicy { type_: "Pods".into(), value: 2, period_seconds: 15 }]),
+                    ..Default::default()
+                }),
+            };
+            let down = fastest_scale_down(&hpa(0, 5, Some(b)), &config);
+            assert_eq!((down.path(), down.seconds), (vec![5, 3, 1, 0], Some(30)), "{v}");
+            assert_eq!(fastest_scale_up(&hpa(0, 5, None), &config).path(), [1, 4, 5], "{v}");
         }
     }
 
