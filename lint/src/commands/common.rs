@@ -308,7 +308,9 @@ pub fn observed_text(t: Option<&MetricTarget>, c: &MetricValueStatus) -> String 
     .unwrap_or_else(|| "?".into())
 }
 
-/// The observed value as a fraction of the target (1.0 = on target), for charts.
+/// The observed value as a fraction of the target (1.0 = on target), for charts: the status's
+/// value (per-pod values rounded up to a milli-unit) over the target, not the usage ratio the
+/// controller judged (`GetObjectPerPodMetricReplicas` and its kin divide the unrounded sum).
 pub fn ratio_to_target(t: &MetricTarget, c: &MetricValueStatus) -> Option<f64> {
     let milli = |q: &Option<Quantity>| q.as_ref().map(|q| q.milli_value() as f64);
     let (observed, target) = match t.type_.as_str() {
