@@ -150,7 +150,7 @@ impl Rule for TargetNotFound {
         }
         // A kind its CustomResourceDefinition makes cluster-scoped is never in the HPA's
         // namespace, where the controller looks: HPA412's finding.
-        if objects.custom_resource_definition(group, &t.kind).is_some_and(|c| c.cluster_scoped) {
+        if objects.custom_resource_definition(group, cx.scale_target_kind()).is_some_and(|c| c.cluster_scoped) {
             return;
         }
         // The same kind and name in another group: the apiVersion is what is wrong (a scan of

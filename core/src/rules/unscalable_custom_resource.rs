@@ -132,7 +132,9 @@ impl Rule for UnscalableCustomResource {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         let Ok(group_version) = GroupVersion::parse(&t.api_version) else { return };
-        let Some(crd) = objects.custom_resource_definition(group_version.group(), &t.kind) else { return };
+        let Some(crd) = objects.custom_resource_definition(group_version.group(), cx.scale_target_kind()) else {
+            return;
+        };
         if crd.cluster_scoped {
             out.push(
                 Finding::new(
