@@ -172,7 +172,8 @@ impl Rule for ConflictingHpas {
                 cx.scale_target(),
             ),
         )
-        .help("merge them into one HPA with several metrics");
+        // Several metrics are autoscaling/v2's: a v1 HPA has one (`targetCPUUtilizationPercentage`).
+        .help(cx.help_in_v2("merge them into one HPA with several metrics"));
         for id in listed {
             f = f.related(
                 FindingField::Object { id: id.clone(), path: "spec.scaleTargetRef".into() },
