@@ -7,8 +7,7 @@ crate::declare_rule! {
     ///
     /// `spec.scaleTargetRef.kind` that is a built-in scalable kind written in another case
     /// (`Replicaset`, `DEPLOYMENT`, `statefulset`). kube-apiserver accepts any path segment. (A
-    /// custom kind written in the wrong case is HPA412's, where the set's or the cluster's
-    /// CustomResourceDefinition tells its spelling.)
+    /// custom kind written in the wrong case is HPA412's: only its CRD tells its spelling.)
     ///
     /// ## Why it matters
     ///
