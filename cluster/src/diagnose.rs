@@ -223,7 +223,7 @@ pub fn inputs_from_objects(
     let hpa = this.internal(namespace, name)?;
     let key = format!("{namespace}/{name}");
     let mut notes = crate::inventory::ignored_notes(&key, &this.ignored, objects.release);
-    let target = &mapped_target(&hpa.spec.scale_target_ref);
+    let target = &snapshot_mapped_target(&hpa.spec.scale_target_ref, &items);
 
     // From files, a kind Kubernetes' own groups do not serve (a Deployment of
     // `extensions/v1beta1`, an Argo Rollout written `apps/v1`) maps to no resource whatever
@@ -1345,7 +1345,12 @@ fn scale_of(
     }
     let group = GroupVersion::parse_or_empty(api_version).group();
     let known = kinds::workload(group, kind);
-    let resource = known.map_or_else(|| kind.to_lowercase(), ResourceKind::resource);
+    // The controller's scale client asks for the resource its RESTMapper maps the kind to, and
+    // kube-apiserver's 404 names it by the request's group and resource
+    // (`Store.qualifiedResourceFromContext`): `deployments.apps "web" not found`,
+    // `widgets.example.com "w" not found` ([`snapshot_resource`]: the CRD's plural when the
+    // snapshot has it).
+    let resource = snapshot_resource(items, group, kind);
     let not_found = || Error::NotFound { what: format!("{resource} \"{name}\""), message: String::new() };
     let target = target_object(items, namespace, api_version, kind, name);
     // A Scale read from the subresource carries its object's name and uid.
@@ -2258,6 +2263,34 @@ fn mapped_target(target: &hpa_core::api::CrossVersionObjectReference) -> hpa_cor
     hpa_core::api::CrossVersionObjectReference { kind, ..target.clone() }
 }
 
+/// [`mapped_target`] in a snapshot, whose objects show which kinds the cluster serves: a kind
+/// written all in lowercase in a group with a dot is also the alias of the custom kind a
+/// CustomResourceDefinition of the snapshot defines, or an object of the snapshot is of, in that
+/// group (`widget` of `example.com` is the `Widget`: `NewDiscoveryRESTMapper` registers the
+/// lowercase alias of every kind discovery lists, `hpa_core::rules::maps_kind`).
+fn snapshot_mapped_target(
+    target: &hpa_core::api::CrossVersionObjectReference,
+    items: &[&Value],
+) -> hpa_core::api::CrossVersionObjectReference {
+    let mapped = mapped_target(target);
+    let group = hpa_core::rules::object_group(&mapped.kind, &mapped.api_version);
+    if mapped.kind != target.kind || hpa_core::rules::dotless_group_kinds(group).is_some() {
+        return mapped;
+    }
+    let served = items.iter().find_map(|v| {
+        let kind = if kind_of(v) == "CustomResourceDefinition" {
+            (str_at(v, &["spec", "group"]) == Some(group)).then(|| str_at(v, &["spec", "names", "kind"])).flatten()?
+        } else {
+            (api_group(v) == Some(group)).then(|| kind_of(v))?
+        };
+        (kind != target.kind && hpa_core::rules::maps_kind(kind, &target.kind)).then_some(kind)
+    });
+    match served {
+        Some(kind) => hpa_core::api::CrossVersionObjectReference { kind: kind.to_string(), ..mapped },
+        None => mapped,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2654,5 +2687,48 @@ mod tests {
         assert_eq!(plural_of("Ingress"), "ingresses");
         assert_eq!(plural_of("Gateway"), "gateways");
         assert_eq!(plural_of("Policy"), "policies");
+    }
+
+    /// A custom-resource target the snapshot lacks is named as the controller's scale client
+    /// hears it from kube-apiserver: by its group and resource (`Store.qualifiedResourceFromContext`),
+    /// the CRD's plural when the snapshot has it, else the English plural; and a kind written all
+    /// in lowercase is the custom kind the snapshot shows served (the RESTMapper's alias).
+    #[test]
+    fn a_missing_custom_target_is_named_by_its_resource() {
+        let other = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Mouse",
+            "metadata": {"name": "other", "namespace": "shop"}});
+        let mice = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "mice.example.com"},
+            "spec": {"group": "example.com", "names": {"kind": "Mouse", "plural": "mice"},
+                "versions": [{"name": "v1", "served": true, "storage": true}]}});
+        let missing = |items: &[&Value], kind: &str| match scale_of(
+            items,
+            "shop",
+            "example.com/v1",
+            kind,
+            "m",
+            &mut Vec::new(),
+        ) {
+            Err(e) => e.to_string(),
+            Ok(_) => "found".into(),
+        };
+        assert!(missing(&[&other], "Mouse").contains("mouses.example.com \"m\""), "{}", missing(&[&other], "Mouse"));
+        assert!(missing(&[&other, &mice], "Mouse").contains("mice.example.com \"m\""));
+
+        let target = |kind: &str| hpa_core::api::CrossVersionObjectReference {
+            api_version: "example.com/v1".into(),
+            kind: kind.into(),
+            name: "m".into(),
+        };
+        assert_eq!(snapshot_mapped_target(&target("mouse"), &[&other]).kind, "Mouse");
+        assert_eq!(snapshot_mapped_target(&target("mouse"), &[&mice]).kind, "Mouse");
+        assert_eq!(snapshot_mapped_target(&target("mouse"), &[]).kind, "mouse");
+        assert_eq!(snapshot_mapped_target(&target("MOUSE"), &[&other, &mice]).kind, "MOUSE");
+        let elsewhere = serde_json::json!({"apiVersion": "other.example.com/v1", "kind": "Mouse",
+            "metadata": {"name": "m", "namespace": "shop"}});
+        assert_eq!(snapshot_mapped_target(&target("mouse"), &[&elsewhere]).kind, "mouse");
+        assert_eq!(snapshot_mapped_target(&target("deployment"), &[]).kind, "deployment");
+        let apps = hpa_core::api::CrossVersionObjectReference { api_version: "apps/v1".into(), ..target("deployment") };
+        assert_eq!(snapshot_mapped_target(&apps, &[]).kind, "Deployment");
     }
 }

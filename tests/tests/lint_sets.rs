@@ -385,6 +385,28 @@ fn autoscaling_v1_findings_name_the_v1_field() {
     assert!(run.stdout.contains("╰── spec.targetCPUUtilizationPercentage is missing here"), "{}", run.stdout);
 }
 
+/// Two HPAs on one target: the help merges them into one HPA with several metrics, which an
+/// autoscaling/v1 HPA cannot hold (it has one CPU target): for it, the help rewrites it in
+/// autoscaling/v2 first.
+#[test]
+fn conflicting_hpas_help_fits_the_version() {
+    let hpa = |version: &str, name: &str| {
+        format!(
+            "apiVersion: autoscaling/{version}\nkind: HorizontalPodAutoscaler\nmetadata: {{name: {name}}}\nspec:\n  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}\n  minReplicas: 2\n  maxReplicas: 6\n---\n"
+        )
+    };
+    let report = lint(&["--select", "HPA407"], &format!("{}{}", hpa("v1", "a"), hpa("v2", "b")));
+    let helps: Vec<&str> = diagnostics(&report).map(|d| d["help"].as_str().unwrap()).collect();
+    assert_eq!(helps.len(), 2, "{report}");
+    assert!(
+        helps[0].starts_with("autoscaling/v1 has only targetCPUUtilizationPercentage: write the HPA in autoscaling/v2"),
+        "{}",
+        helps[0]
+    );
+    assert!(helps[0].ends_with("then merge them into one HPA with several metrics"), "{}", helps[0]);
+    assert_eq!(helps[1], "merge them into one HPA with several metrics");
+}
+
 /// Across files of one set (`--scope all`), an object that names no namespace and one that
 /// names the namespace it lands in are one object, the same as kube-apiserver would store it:
 /// no HPA conflicts with itself, and the copy's findings are not repeated.

@@ -140,9 +140,11 @@ impl Rule for ConflictingHpas {
         // not serve is never stored (HPA401 says so).
         let release = cx.settings.gates().version();
         let t = &cx.effective.spec.scale_target_ref;
-        let Some((group, kind, name)) = super::counted_target(cx.original.api_version().as_str(), t, release) else {
+        let Some((group, _, name)) = super::counted_target(cx.original.api_version().as_str(), t, release) else {
             return;
         };
+        // The kind as the set defines it: `widget` of a set whose CRD defines `Widget`.
+        let kind = cx.scale_target_kind();
         // A target kube-apiserver refuses is never created (or, a Rollout's template workload,
         // makes the Rollout no pods): the controller fails to get its scale (FailedGetScale) or
         // its selector before it compares HPAs, and HPA410 is the one finding.
@@ -170,7 +172,8 @@ impl Rule for ConflictingHpas {
                 cx.scale_target(),
             ),
         )
-        .help("merge them into one HPA with several metrics");
+        // Several metrics are autoscaling/v2's: a v1 HPA has one (`targetCPUUtilizationPercentage`).
+        .help(cx.help_in_v2("merge them into one HPA with several metrics"));
         for id in listed {
             f = f.related(
                 FindingField::Object { id: id.clone(), path: "spec.scaleTargetRef".into() },

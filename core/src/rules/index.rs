@@ -723,6 +723,17 @@ impl<H: Sync> Objects for ObjectIndex<H> {
         of_namespace(&self.crds, "").iter().rev().find(|c| c.group == group && c.kind == kind)
     }
 
+    fn kind_any_case(&self, group: &str, kind: &str) -> Option<&str> {
+        let crd =
+            of_namespace(&self.crds, "").iter().rev().find(|c| c.group == group && c.kind.eq_ignore_ascii_case(kind));
+        crd.map(|c| c.kind.as_str()).or_else(|| {
+            self.workloads
+                .iter()
+                .find(|(g, k, t)| g == group && k.eq_ignore_ascii_case(kind) && !t.is_empty())
+                .map(|(_, k, _)| k.as_str())
+        })
+    }
+
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
         of_namespace(&self.runtime_classes, "").iter().find(|r| r.id.name == name)
     }
@@ -981,6 +992,38 @@ mod tests {
         index.remove(Table::Workloads("apps", "Deployment"), "shop", "web");
         assert!(index.workload("apps", "Deployment", "shop", "web").is_none());
         assert!(index.workload("apps", "StatefulSet", "shop", "web").is_some());
+    }
+
+    /// A kind written all in lowercase names the kind the world knows in its group, as the
+    /// RESTMapper's alias maps it: a CustomResourceDefinition's kind (the last one, as
+    /// `custom_resource_definition` reads them), else a workload's; never a kind of another
+    /// group, and never from another case than all lowercase.
+    #[test]
+    fn a_lowercase_kind_maps_to_the_kind_the_world_knows() {
+        let crd = |group: &str, kind: &str| {
+            IndexedObject::CustomResourceDefinition(CustomResourceDefinition {
+                id: id("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", &format!("{kind}s.{group}")),
+                group: group.into(),
+                kind: kind.into(),
+                plural: format!("{}s", kind.to_lowercase()),
+                cluster_scoped: false,
+                versions: Vec::new(),
+            })
+        };
+        let mut index: ObjectIndex = ObjectIndex::default();
+        assert_eq!(index.mapped_kind("example.com", "widget"), "widget");
+        assert_eq!(index.mapped_kind("apps", "statefulset"), "StatefulSet");
+        index.insert(workload("example.com/v1", "Widget", "shop", "w", 1));
+        assert_eq!(index.mapped_kind("example.com", "widget"), "Widget");
+        assert_eq!(index.mapped_kind("example.com", "WIDGET"), "WIDGET");
+        assert_eq!(index.mapped_kind("other.example.com", "widget"), "widget");
+        index.insert(crd("jobs.example.com", "Worker"));
+        assert_eq!(index.mapped_kind("jobs.example.com", "worker"), "Worker");
+        assert_eq!(index.kind_any_case("jobs.example.com", "WORKER"), Some("Worker"));
+        assert_eq!(index.mapped_kind("jobs.example.com", "Worker"), "Worker");
+        // Kubernetes' own groups map only the kinds they serve (no CRD can add one).
+        index.insert(workload("apps/v1", "Rollout", "shop", "r", 1));
+        assert_eq!(index.mapped_kind("apps", "rollout"), "rollout");
     }
 
     /// A workload's identity is its API group (not its version), kind, namespace and name, as

@@ -110,7 +110,8 @@ impl Rule for KedaConflict {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         for so in objects.scaled_objects(cx.namespace()) {
-            if so.target_kind == t.kind
+            // Both kinds as the RESTMapper maps them (KEDA maps `scaleTargetRef` through it too).
+            if objects.mapped_kind(&so.target_group, &so.target_kind) == cx.scale_target_kind()
                 && so.target_name == t.name
                 && so.target_group == cx.scale_target_group()
                 && !so.controls(&cx.effective.metadata)

@@ -331,13 +331,31 @@ impl<'a> Context<'a> {
         if unmapped_scale_target(&t.api_version, &t.kind) {
             return None;
         }
-        let (group, kind) = target_group_kind(t);
-        self.objects?.workload(group, kind, self.scale_target_namespace(), &t.name)
+        self.objects?.workload(
+            self.scale_target_group(),
+            self.scale_target_kind(),
+            self.scale_target_namespace(),
+            &t.name,
+        )
+    }
+
+    /// The kind of the scale target as the controller's RESTMapper maps it: as written, or,
+    /// written all in lowercase, the kind it is the alias of ([`Objects::mapped_kind`] when the
+    /// caller has the rest of the set, which may define it; [`mapped_kind`] otherwise). With
+    /// [`Context::scale_target_group`], namespace and name, the identity every rule looks the
+    /// target up by.
+    pub fn scale_target_kind(&self) -> &'a str {
+        let t = &self.effective.spec.scale_target_ref;
+        let group = object_group(&t.kind, &t.api_version);
+        match self.objects {
+            Some(objects) => objects.mapped_kind(group, &t.kind),
+            None => mapped_kind(group, &t.kind),
+        }
     }
 
     /// The API group of the scale target ([`object_group`] of `spec.scaleTargetRef`): with its
     /// kind, namespace and name, its identity.
-    pub fn scale_target_group(&self) -> &str {
+    pub fn scale_target_group(&self) -> &'a str {
         let t = &self.effective.spec.scale_target_ref;
         object_group(&t.kind, &t.api_version)
     }

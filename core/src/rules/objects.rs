@@ -1083,6 +1083,25 @@ pub trait Objects: Sync {
         let _ = (group, kind);
         None
     }
+    /// A kind of API group `group` the world knows to be served (the kind a CustomResourceDefinition
+    /// of it defines, else the kind of a workload it holds) that is `kind` in any case, if any.
+    /// None by default: a world that wraps another forwards it.
+    fn kind_any_case(&self, group: &str, kind: &str) -> Option<&str> {
+        let _ = (group, kind);
+        None
+    }
+    /// The kind a reference to `kind` of API group `group` names, as the controller's RESTMapper
+    /// maps it in this world ([`super::maps_kind`]): `kind` itself, or, written all in lowercase,
+    /// the kind it is the alias of: one of Kubernetes' own groups' ([`super::mapped_kind`]), or a
+    /// custom kind the world knows ([`Objects::kind_any_case`]: `widget` of `example.com` is the
+    /// `Widget` its CustomResourceDefinition defines; `NewDiscoveryRESTMapper` registers the
+    /// lowercase alias of every kind discovery lists, built-in or custom).
+    fn mapped_kind<'k>(&'k self, group: &str, kind: &'k str) -> &'k str {
+        if kind.bytes().any(|b| b.is_ascii_uppercase()) || super::dotless_group_kinds(group).is_some() {
+            return super::mapped_kind(group, kind);
+        }
+        self.kind_any_case(group, kind).filter(|k| super::maps_kind(k, kind)).unwrap_or(kind)
+    }
     /// The RuntimeClass of the set named `name`, if any (a live cluster's inventory and the
     /// webhook's context cache hold the cluster's). None by default: a world that wraps another
     /// forwards it.

@@ -6,7 +6,8 @@ crate::declare_rule! {
     /// ## What it checks
     ///
     /// `spec.scaleTargetRef.kind` that is a built-in scalable kind written in another case
-    /// (`Replicaset`, `DEPLOYMENT`, `statefulset`). kube-apiserver accepts any path segment.
+    /// (`Replicaset`, `DEPLOYMENT`, `statefulset`). kube-apiserver accepts any path segment. (A
+    /// custom kind written in the wrong case is HPA412's: only its CRD tells its spelling.)
     ///
     /// ## Why it matters
     ///

@@ -28,7 +28,8 @@ crate::declare_rule! {
     /// RESTMapper looks (the version aside): a Rollout of `argoproj.io` in the set is not the
     /// target of an HPA that names `example.com/v1`. A kind in one of Kubernetes' own groups
     /// that does not serve it (`apps/v1` Rollout, `extensions/v1beta1` Deployment) is HPA405's,
-    /// and a kind the set's (or the cluster's) CRD makes cluster-scoped HPA412's.
+    /// and a kind the set's (or the cluster's) CRD makes cluster-scoped, or spells in another
+    /// case, HPA412's.
     ///
     /// The rule is opt-in and informational: the target may well be deployed from elsewhere.
     ///
@@ -150,7 +151,15 @@ impl Rule for TargetNotFound {
         }
         // A kind its CustomResourceDefinition makes cluster-scoped is never in the HPA's
         // namespace, where the controller looks: HPA412's finding.
-        if objects.custom_resource_definition(group, &t.kind).is_some_and(|c| c.cluster_scoped) {
+        if objects.custom_resource_definition(group, cx.scale_target_kind()).is_some_and(|c| c.cluster_scoped) {
+            return;
+        }
+        // A kind its CustomResourceDefinition spells in another case, which the RESTMapper does
+        // not map: HPA412's finding (as a built-in kind's is HPA404's).
+        if objects
+            .kind_any_case(group, &t.kind)
+            .is_some_and(|k| !super::maps_kind(k, &t.kind) && objects.custom_resource_definition(group, k).is_some())
+        {
             return;
         }
         // The same kind and name in another group: the apiVersion is what is wrong (a scan of

@@ -16,7 +16,13 @@ crate::declare_rule! {
     /// controller reads the target's scale in the HPA's namespace
     /// (`/apis/<group>/<version>/namespaces/<ns>/<plural>/<name>/scale`, the scale client adding
     /// the namespace it was made for), a path the API server does not serve for a cluster-scoped
-    /// resource: 404, at every version it tries (`scaleForResourceMappings`).
+    /// resource: 404, at every version it tries (`scaleForResourceMappings`). Or the kind is
+    /// the CRD's kind written in another case than its own or all lowercase (`Workerpool`,
+    /// `WORKERPOOL` for `WorkerPool`; `workerpool` is the alias the controller's RESTMapper
+    /// registers for every kind it discovers, and maps): kinds are case-sensitive, so the
+    /// RESTMapper maps the reference to no resource (`no matches for kind "Workerpool" in group
+    /// "example.com"`). HPA404 says this of Kubernetes' own kinds; a custom kind's spelling only
+    /// its CRD tells.
     ///
     /// Where the CRD is read from: in files, the HPA's manifest set (a chart's CRDs rendered
     /// with `helm template --include-crds`, an operator's bundle); with `hpa-lint cluster`, the
@@ -29,7 +35,7 @@ crate::declare_rule! {
     /// The HPA controller reaches any target through its `scale` subresource
     /// (`scaleForResourceMappings`): without one it fails at every sync (`AbleToScale` False,
     /// `FailedGetScale`) and never acts; so it does for a cluster-scoped target, which it looks
-    /// for in the HPA's namespace. With one, it finds the pods to measure by the scale's
+    /// for in the HPA's namespace, and for a kind its RESTMapper does not map. With one, it finds the pods to measure by the scale's
     /// `status.selector`, which a CRD fills only from `labelSelectorPath`; without it every sync
     /// stops there (`ScalingActive` False, `InvalidSelector`: "the HPA target's scale is missing
     /// a selector"), whatever the metric type. kube-apiserver accepts both HPAs.
@@ -109,7 +115,8 @@ crate::declare_rule! {
     ///
     /// ## How to fix
     ///
-    /// An HPA scales a resource of its own namespace: point it at a namespaced one. Give each
+    /// Write the kind as the CRD's `spec.names.kind` spells it. An HPA scales a resource of its
+    /// own namespace: point it at a namespaced one. Give each
     /// served version of the CRD a `subresources.scale` with a `labelSelectorPath`
     /// (a string field of the resource's status, `.status.selector`, that its controller fills
     /// with the label selector of its pods in text form, `app=workers`), or point the HPA at
@@ -132,7 +139,32 @@ impl Rule for UnscalableCustomResource {
         let Some(objects) = cx.objects else { return };
         let t = &cx.effective.spec.scale_target_ref;
         let Ok(group_version) = GroupVersion::parse(&t.api_version) else { return };
-        let Some(crd) = objects.custom_resource_definition(group_version.group(), &t.kind) else { return };
+        let group = group_version.group();
+        let Some(crd) = objects.custom_resource_definition(group, cx.scale_target_kind()) else {
+            // The CRD's kind in another case than its own or all lowercase: the RESTMapper
+            // (`NewDiscoveryRESTMapper`) registers only those two, so it maps the reference to
+            // nothing (`reconcileAutoscaler`: `RESTMappings`, `NoKindMatchError`).
+            let Some(crd) = objects
+                .kind_any_case(group, &t.kind)
+                .filter(|k| !super::maps_kind(k, &t.kind))
+                .and_then(|k| objects.custom_resource_definition(group, k))
+            else {
+                return;
+            };
+            out.push(
+                Finding::new(
+                    &Self::META,
+                    "spec.scaleTargetRef.kind",
+                    format!(
+                        "CustomResourceDefinition {} defines the kind {}, not {:?}: kinds are case-sensitive, so the controller maps the target to no resource (no matches for kind {:?} in group {group:?}) and never scales it (AbleToScale False, FailedGetScale)",
+                        crd.id.name, crd.kind, t.kind, t.kind
+                    ),
+                )
+                .help(format!("write `kind: {}`", crd.kind))
+                .related(FindingField::Object { id: crd.id.clone(), path: "spec.names.kind".into() }, "the kind it defines"),
+            );
+            return;
+        };
         if crd.cluster_scoped {
             out.push(
                 Finding::new(

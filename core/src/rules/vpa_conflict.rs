@@ -212,7 +212,13 @@ impl Rule for VpaConflict {
         let on_target: Vec<&Vpa> = objects
             .vpas(cx.namespace())
             .iter()
-            .filter(|v| v.target_kind == t.kind && v.target_name == t.name && v.target_group == cx.scale_target_group())
+            .filter(|v| {
+                // Both kinds as the RESTMapper maps them (the VPA's recommender and updater map a
+                // `targetRef` through it too): `statefulset` is the StatefulSet.
+                v.target_name == t.name
+                    && v.target_group == cx.scale_target_group()
+                    && objects.mapped_kind(&v.target_group, &v.target_kind) == cx.scale_target_kind()
+            })
             .collect();
         let acting = Acting::of(&on_target, objects.source());
         for &vpa in &on_target {

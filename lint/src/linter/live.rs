@@ -142,9 +142,13 @@ pub fn lint_inventory(inventory: Inventory, decoded: Vec<DecodedHpa>, opts: &Lin
                 .map(|message| Note { kind: Some("ignored"), message }),
         );
     }
+    // Each HPA under the kind its target's reference maps to (`Objects::mapped_kind`: a custom
+    // kind written all in lowercase is the kind the cluster's CRD defines), as the rules look
+    // its target up.
     for r in &read {
         if let Some((group, kind, name, min)) = &r.target {
-            index.insert_hpa(r.hpa.id.clone(), (group, kind, name), *min, ());
+            let kind = index.mapped_kind(group, kind).to_string();
+            index.insert_hpa(r.hpa.id.clone(), (group, &kind, name), *min, ());
         }
     }
     // Each object's opt-outs, for findings about it (other HPAs' from their own annotations).

@@ -636,9 +636,16 @@ fn lint_group(origins: &[input::Origin], stdin: Option<&[u8]>, members: &[usize]
                 indexes[set_of(k)].insert_first(entry);
             }
         }
+    }
+    // HPAs after every other object of their set: a target kind written all in lowercase is
+    // filed under the kind the set defines (`Objects::mapped_kind`: `widget` of a set whose
+    // CustomResourceDefinition defines `Widget`), whichever file defines it.
+    for (k, r) in per_file.iter_mut().enumerate() {
+        let index = &mut indexes[set_of(k)];
         for (position, group, kind, name, min) in r.targets.drain(..) {
             if !again.out_of_index(k, position) {
-                indexes[set_of(k)].insert_hpa(r.objects[position].id.clone(), (&group, &kind, &name), min, ());
+                let kind = hpa_core::rules::Objects::mapped_kind(&*index, &group, &kind).to_string();
+                index.insert_hpa(r.objects[position].id.clone(), (&group, &kind, &name), min, ());
             }
         }
     }
@@ -1147,6 +1154,7 @@ fn link_depends_on_namespace(
     // A target without a namespace is found (or not) whatever namespace the HPA is in.
     let namespaced_target = !rules::is_cluster_scoped(&t.api_version, &t.kind);
     let (group, kind) = rules::target_group_kind(t);
+    let kind = index.mapped_kind(group, kind);
     match index.workload(group, kind, namespace, &t.name).filter(|_| namespaced_target) {
         Some(target) if apart(&target.id) => return true,
         Some(target) => {
@@ -1157,7 +1165,8 @@ fn link_depends_on_namespace(
             // HPA409). A clean result may owe itself to one of them as much as a finding does.
             let template = index.pod_template_of(target);
             let labels = template.map_or(&target.pod_labels, |w| &w.pod_labels);
-            let acts_on = |g: &str, k: &str, name: &str| g == group && k == kind && name == t.name;
+            let acts_on =
+                |g: &str, k: &str, name: &str| g == group && index.mapped_kind(g, k) == kind && name == t.name;
             if template.is_some_and(|w| apart(&w.id))
                 || index.limit_ranges(namespace).iter().any(|l| apart(&l.id))
                 || index.pdbs(namespace).iter().any(|p| apart(&p.id) && p.meant_for(labels))
