@@ -1070,13 +1070,18 @@ impl CachedHpa {
         }
     }
 
-    /// The kind and name of the workload it counts as scaling (`rules::counted_target`, the
-    /// one rule the linter and `hpa-lint cluster` index HPAs by): `spec.scaleTargetRef`'s, or
+    /// The API group, kind and name of the workload it counts as scaling
+    /// (`rules::counted_target`, the one rule the linter and `hpa-lint cluster` index HPAs by):
+    /// `spec.scaleTargetRef`'s, a built-in kind written all in lowercase as the kind it maps to
+    /// (`rules::target_group_kind`; a custom one the index maps, [`Objects::mapped_kind`]), or
     /// `None` when the controller scales nothing with it (a target of a group that does not
     /// serve its kind, no kind or no name).
     pub fn target(&self) -> Option<(&str, &str, &str)> {
         let t = &self.admitted.effective().spec.scale_target_ref;
-        self.counted.then(|| (hpa_core::rules::object_group(&t.kind, &t.api_version), t.kind.as_str(), t.name.as_str()))
+        self.counted.then(|| {
+            let (group, kind) = hpa_core::rules::target_group_kind(t);
+            (group, kind, t.name.as_str())
+        })
     }
 }
 
@@ -1248,9 +1253,13 @@ impl Index {
                 // `CachedHpa::target`) is kept but lists under no target, as `hpa-lint` files
                 // and `hpa-lint cluster` index it, so the rules asking which HPAs scale a
                 // workload (HPA407) do not count it.
-                let (group, kind, target) = hpa
-                    .target()
-                    .map_or((String::new(), String::new(), String::new()), |(g, k, n)| (g.into(), k.into(), n.into()));
+                // Under the kind its target's reference maps to (`Objects::mapped_kind`: a custom
+                // kind written all in lowercase is the kind of the CRD held, as the rules look
+                // targets up; [`Index::refile_custom_lowercase_targets`] when the CRDs change).
+                let (group, kind, target) =
+                    hpa.target().map_or((String::new(), String::new(), String::new()), |(g, k, n)| {
+                        (g.into(), self.objects.mapped_kind(g, k).to_string(), n.into())
+                    });
                 let min = hpa.admitted.effective().spec.min_replicas.unwrap_or(1);
                 self.objects.insert_hpa(hpa.id.clone(), (&group, &kind, &target), min, hpa);
             }
@@ -1264,8 +1273,35 @@ impl Index {
                 if !WATCHED.iter().any(|k| k.kind == w.id.kind) => {}
             CachedObject::Object(o, ignore) => {
                 self.set_ignore(o.id(), ignore);
+                let crd = matches!(o, index::IndexedObject::CustomResourceDefinition(_));
                 self.objects.insert(o);
+                if crd {
+                    self.refile_custom_lowercase_targets();
+                }
             }
+        }
+    }
+
+    /// Files again each HPA whose target is a custom kind (of a group with a dot) written all in
+    /// lowercase, when the kind it maps to ([`Objects::mapped_kind`]: the CRD's kind, else a
+    /// held workload's) is no longer the one it is filed under: after a change of the CRDs, or
+    /// a relist of the HPAs or of a custom workload kind (built in an index of its own, which
+    /// holds no CRD). A scan of the HPAs only when a CRD changes or a kind relists.
+    fn refile_custom_lowercase_targets(&mut self) {
+        let stale: Vec<Arc<CachedHpa>> = self
+            .objects
+            .every_hpa()
+            .filter(|h| {
+                let Some((group, kind, _)) = h.target() else { return false };
+                group.contains('.')
+                    && !kind.bytes().any(|b| b.is_ascii_uppercase())
+                    && self.objects.hpa_target(&h.id.namespace, &h.id.name).map(|(_, filed, _)| filed)
+                        != Some(self.objects.mapped_kind(group, kind))
+            })
+            .cloned()
+            .collect();
+        for hpa in stale {
+            self.upsert(CachedObject::Hpa(hpa));
         }
     }
 
@@ -1283,6 +1319,9 @@ impl Index {
             _ => {
                 self.forget_ignore(kind, namespace, name);
                 self.objects.remove(table(kind), namespace, name);
+                if *kind == kinds::CRD {
+                    self.refile_custom_lowercase_targets();
+                }
             }
         }
     }
@@ -1303,6 +1342,9 @@ impl Index {
             other.ignores.insert(kind.kind, mine);
         }
         self.objects.swap_table(table(kind), &mut other.objects);
+        if *kind == kinds::HPA || *kind == kinds::CRD || kind.group.contains('.') {
+            self.refile_custom_lowercase_targets();
+        }
     }
 }
 
@@ -1399,6 +1441,13 @@ impl Objects for Overlay<'_> {
 
     fn custom_resource_definition(&self, group: &str, kind: &str) -> Option<&CustomResourceDefinition> {
         self.base.custom_resource_definition(group, kind)
+    }
+
+    fn kind_any_case(&self, group: &str, kind: &str) -> Option<&str> {
+        match self.workload {
+            Some(w) if w.id.group() == group && w.id.kind.eq_ignore_ascii_case(kind) => Some(w.id.kind.as_str()),
+            _ => self.base.kind_any_case(group, kind),
+        }
     }
 
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
@@ -1550,6 +1599,14 @@ impl Objects for Reads<'_> {
             self.note(|k| *k == kinds::CRD);
         }
         self.world.custom_resource_definition(group, kind)
+    }
+
+    /// Read from the CRDs (and workloads) held, as [`Reads::custom_resource_definition`].
+    fn kind_any_case(&self, group: &str, kind: &str) -> Option<&str> {
+        if group.contains('.') {
+            self.note(|k| *k == kinds::CRD);
+        }
+        self.world.kind_any_case(group, kind)
     }
 
     fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
@@ -1766,6 +1823,57 @@ mod tests {
         index.swap_kind(&kinds::HPA, &mut Index::default());
         assert_eq!(index.count(&kinds::HPA), 0);
         assert!(index.objects().hpas_targeting("shop", "apps", "Deployment", "api").is_empty());
+    }
+
+    /// An HPA is filed under the kind its target's reference maps to, as the rules look targets
+    /// up (HPA407 counts the HPA under check among them): a built-in kind written all in
+    /// lowercase under the kind itself, a custom one under its CRD's kind, filed again when the
+    /// CRD arrives after the HPA, goes, or the HPAs relist (their own index holds no CRD); and
+    /// the overlay of an admission files the written HPA the same way.
+    #[test]
+    fn hpas_are_filed_under_the_kind_their_target_maps_to() {
+        let target = |name: &str, api_version: &str, kind: &str| {
+            let mut h = hpa(name, "w");
+            h["spec"]["scaleTargetRef"] = json!({"apiVersion": api_version, "kind": kind, "name": "w"});
+            h
+        };
+        let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        let mut index = Index::default();
+        put(&mut index, kinds::HPA, target("lower", "apps/v1", "statefulset"));
+        put(&mut index, kinds::HPA, target("upper", "apps/v1", "StatefulSet"));
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "StatefulSet", "w")), ["lower", "upper"]);
+        assert_eq!(index.hpa("shop", "lower").unwrap().target(), Some(("apps", "StatefulSet", "w")));
+
+        put(&mut index, kinds::HPA, target("a", "example.com/v1", "widget"));
+        put(&mut index, kinds::HPA, target("b", "example.com/v1", "Widget"));
+        assert_eq!(names(index.objects().hpas_targeting("shop", "example.com", "widget", "w")), ["a"]);
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]}});
+        put(&mut index, kinds::CRD, crd.clone());
+        assert_eq!(names(index.objects().hpas_targeting("shop", "example.com", "Widget", "w")), ["a", "b"]);
+        assert!(index.objects().hpas_targeting("shop", "example.com", "widget", "w").is_empty());
+        // The overlay of a new HPA written `widget` lists it with the others.
+        let id = ObjectId {
+            api_version: "autoscaling/v2".into(),
+            kind: "HorizontalPodAutoscaler".into(),
+            namespace: "shop".into(),
+            name: "c".into(),
+        };
+        let kind = index.objects().mapped_kind("example.com", "widget");
+        let overlay = Overlay::new(&index).with_hpa(&id, ("example.com", kind, "w"));
+        assert_eq!(names(overlay.hpas_targeting("shop", "example.com", "Widget", "w")), ["a", "b", "c"]);
+        // A relist of the HPAs files them again; so does the CRD's deletion.
+        let mut relisted = Index::default();
+        put(&mut relisted, kinds::HPA, target("a", "example.com/v1", "widget"));
+        index.swap_kind(&kinds::HPA, &mut relisted);
+        assert_eq!(names(index.objects().hpas_targeting("shop", "example.com", "Widget", "w")), ["a"]);
+        index.remove(&kinds::CRD, "", "widgets.example.com");
+        assert_eq!(names(index.objects().hpas_targeting("shop", "example.com", "widget", "w")), ["a"]);
+        assert!(index.objects().hpas_targeting("shop", "example.com", "Widget", "w").is_empty());
     }
 
     /// An HPA whose target group does not serve its kind is cached, but scales no workload: it

@@ -798,8 +798,11 @@ fn cross_object_findings(
 ) -> (Vec<Finding>, Vec<hpa_cluster::kinds::ResourceKind>) {
     let t = &admitted.effective().spec.scale_target_ref;
     let id = context::hpa_id(admitted.effective());
-    let group = hpa_core::rules::object_group(&t.kind, &t.api_version);
-    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, (group, &t.kind, &t.name));
+    // Listed under its target as the cache files it (`Objects::mapped_kind`: `statefulset` is
+    // the StatefulSet, `widget` the Widget of a CRD held), where the rules look it up.
+    let (group, kind) = hpa_core::rules::target_group_kind(t);
+    let kind = hpa_core::rules::Objects::mapped_kind(index.objects(), group, kind);
+    let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, (group, kind, &t.name));
     let overlay = match target {
         Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
         _ => overlay,
@@ -1282,6 +1285,53 @@ mod tests {
             )),
             "{warnings:?}"
         );
+    }
+
+    /// Two HPAs on one target whatever the spelling the RESTMapper maps (`statefulset` is the
+    /// StatefulSet; `widget` the Widget of the CRD held): HPA407 at admission, as the linter
+    /// says it of the same objects in files.
+    #[test]
+    fn hpa407_at_admission_maps_each_spelling_of_the_target() {
+        let gates = FeatureGates::default();
+        let hpa = |name: &str, api_version: &str, kind: &str| {
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                "metadata": {"name": name, "namespace": "shop"},
+                "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": kind, "name": "web"},
+                    "minReplicas": 2, "maxReplicas": 5}})
+        };
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Widget", "plural": "widgets"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]}});
+        for (cached, written) in [
+            (("apps/v1", "StatefulSet"), ("apps/v1", "statefulset")),
+            (("apps/v1", "statefulset"), ("apps/v1", "StatefulSet")),
+            (("example.com/v1", "Widget"), ("example.com/v1", "widget")),
+            (("example.com/v1", "widget"), ("example.com/v1", "Widget")),
+        ] {
+            // The cached HPA before the CRD, as a watch may deliver them.
+            let index = hpa_cluster::watch::Index::of_objects(
+                [(hpa_cluster::kinds::HPA, hpa("a-web", cached.0, cached.1)), (hpa_cluster::kinds::CRD, crd.clone())],
+                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+            );
+            let lock = std::sync::RwLock::new(index);
+            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+            let body = review_of(&hpa("web", written.0, written.1));
+            let answer = Reviewer::new(gates.clone()).review_in(
+                Endpoint::Validate,
+                body.to_string().as_bytes(),
+                &test_policy(""),
+                &view,
+            );
+            let review: Value = serde_json::from_slice(&answer.body).unwrap();
+            let warnings = warnings_of(&review["response"]);
+            assert!(
+                warnings.iter().any(|w| w.starts_with("HPA407 ") && w.contains("is also scaled by a-web")),
+                "{cached:?} then {written:?}: {warnings:?}"
+            );
+        }
     }
 
     #[test]

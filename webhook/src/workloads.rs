@@ -339,7 +339,13 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
             }
             hpas
         }
-        Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_group, &v.target_kind, &v.target_name),
+        // The VPA's target as its recommender's RESTMapper maps it, as the HPAs are filed.
+        Changed::Vpa(v) => by_target(
+            &v.id.namespace,
+            &v.target_group,
+            index.objects().mapped_kind(&v.target_group, &v.target_kind),
+            &v.target_name,
+        ),
         Changed::Pdb(p) => {
             let mut hpas: Vec<&CachedHpa> = index
                 .hpas(&p.id.namespace)
@@ -349,7 +355,7 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
                     // the index lists them for the other kinds of write (and HPA407 counts).
                     let Some((group, kind, name)) = h.target() else { return false };
                     after
-                        .workload(group, kind, &p.id.namespace, name)
+                        .workload(group, after.mapped_kind(group, kind), &p.id.namespace, name)
                         .and_then(|t| after.pod_template_of(t))
                         .is_some_and(|t| p.selects(&t.pod_labels))
                 })
