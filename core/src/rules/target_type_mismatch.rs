@@ -10,7 +10,9 @@ crate::declare_rule! {
     /// `averageValue`, `type: Value` with `averageValue`, ...), or a `type` its source does not take:
     /// `Pods` takes only `AverageValue`; `Resource` and `ContainerResource` take `Utilization` or
     /// `AverageValue`; `Object` and `External` take `Value` or `AverageValue`. kube-apiserver checks
-    /// neither.
+    /// neither. Also a value set besides the one the type names (an Object metric's
+    /// `type: Value` with `averageValue` too), which kube-apiserver accepts and the controller
+    /// ignores (a warning on the unused value).
     ///
     /// ## Why it matters
     ///
@@ -150,6 +152,29 @@ impl Rule for TargetTypeMismatch {
                     f.severity = Severity::Error;
                 }
                 out.push(f);
+            } else if set.contains(&expected) && set.len() > 1 && allowed.contains(&target.type_.as_str()) {
+                // kube-apiserver refuses two values on an External, a Resource or a
+                // ContainerResource target only in some pairs (HPA000 says so); the others pass.
+                for unused in set.iter().filter(|f| **f != expected) {
+                    out.push(
+                        Finding::new(
+                            &Self::META,
+                            format!("spec.metrics[{i}].{source}.target.{unused}"),
+                            format!(
+                                "target type is {} and {unused} is set too: the controller uses {expected} and ignores {unused}",
+                                target.type_
+                            ),
+                        )
+                        .help(if allowed.contains(&type_for(unused)) {
+                            format!(
+                                "remove `{unused}`, or, to scale on it, write `type: {}` and remove `{expected}`",
+                                type_for(unused)
+                            )
+                        } else {
+                            format!("remove `{unused}` ({} metrics take {} targets)", m.type_, allowed.join(" or "))
+                        }),
+                    );
+                }
             } else if !allowed.contains(&target.type_.as_str()) {
                 let mut f = Finding::new(
                     &Self::META,
