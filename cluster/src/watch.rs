@@ -1076,7 +1076,13 @@ impl CachedHpa {
     /// serve its kind, no kind or no name).
     pub fn target(&self) -> Option<(&str, &str, &str)> {
         let t = &self.admitted.effective().spec.scale_target_ref;
-        self.counted.then(|| (hpa_core::rules::object_group(&t.kind, &t.api_version), t.kind.as_str(), t.name.as_str()))
+        // The kind as the RESTMapper maps it (`deployment` is a Deployment), as the rules and
+        // the linter's sets look a target up: two HPAs on one workload are two whatever case
+        // each wrote its kind in.
+        self.counted.then(|| {
+            let (group, kind) = hpa_core::rules::target_group_kind(t);
+            (group, kind, t.name.as_str())
+        })
     }
 }
 
@@ -1788,6 +1794,22 @@ mod tests {
         unmapped["spec"]["scaleTargetRef"]["apiVersion"] = json!("extensions/v1beta1");
         put(&mut index, kinds::HPA, unmapped);
         assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a"]);
+    }
+
+    /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
+    /// RESTMapper maps to the Deployment) is listed under the Deployment with the others, as the
+    /// linter's sets list it: HPA407 counts it at admission, and a write of the Deployment finds it.
+    #[test]
+    fn an_hpa_whose_target_kind_is_lowercase_is_listed_under_the_mapped_kind() {
+        let mut index = Index::default();
+        put(&mut index, kinds::HPA, hpa("a", "web"));
+        let mut lower = hpa("b", "web");
+        lower["spec"]["scaleTargetRef"]["kind"] = json!("deployment");
+        put(&mut index, kinds::HPA, lower);
+        assert_eq!(index.hpa("shop", "b").unwrap().target(), Some(("apps", "Deployment", "web")));
+        let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a", "b"]);
+        assert!(index.objects().hpas_targeting("shop", "apps", "deployment", "web").is_empty());
     }
 
     #[test]

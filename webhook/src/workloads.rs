@@ -321,6 +321,9 @@ fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
 /// (second) are not.
 fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, group: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
+        // The cache lists HPAs under their target's kind as the RESTMapper maps it
+        // (`CachedHpa::target`): a VPA's `targetRef` may write it in lowercase.
+        let kind = rules::mapped_kind(group, kind);
         index
             .objects()
             .hpas_targeting(namespace, group, kind, name)
@@ -451,6 +454,24 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
         assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
+    /// RESTMapper maps to the Deployment) is concerned by a write of the Deployment and by one of
+    /// a VPA of it written alike: the cache lists it under the mapped kind.
+    #[test]
+    fn a_write_finds_the_hpas_that_write_their_target_kind_in_lowercase() {
+        let (mut objects, body) = deployment_under_an_hpa();
+        objects[0].1["spec"]["scaleTargetRef"]["kind"] = serde_json::json!("deployment");
+        let (warnings, findings) = review_with_cache(objects.clone(), &body);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA201 missing-resource-request: "), "{warnings:?}");
+        assert_eq!(findings, ["HPA201"]);
+        let mut vpa = vpa_create("Auto");
+        vpa["request"]["object"]["spec"]["targetRef"]["kind"] = serde_json::json!("deployment");
+        let (warnings, findings) = review_with_cache(objects, &vpa);
+        assert_eq!(findings, ["HPA408"], "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
     }
 
     /// A PodDisruptionBudget write concerns the HPAs that count as scaling a workload whose pods
