@@ -1,5 +1,6 @@
 //! `/validate-workloads`: the other side of the relation. A write of an object an HPA depends
-//! on (its scale target, a VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
+//! on (its scale target, a workload whose pods are selected with its target's, a
+//! VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
 //! warning, naming the HPA, for each finding of that HPA's cross-object rules the write brings:
 //! the rules run twice against the context cache, once with the object as it was (the old
 //! object, else the cache) and once with the object as sent in its place, both read the same
@@ -316,8 +317,9 @@ fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
 }
 
 /// The HPAs a write concerns: those scaling the workload (by name), then those of each Argo
-/// Rollout whose `spec.workloadRef` names it; those scaling the VPA's target; those whose pods
-/// the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
+/// Rollout whose `spec.workloadRef` names it, then those of the workloads whose pods and its pods
+/// are selected together ([`Objects::workloads_sharing_pods`], with the workload as written);
+/// those scaling the VPA's target; those whose pods the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
 /// (second) are not.
 fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, group: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
@@ -339,6 +341,18 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
             let mut hpas = by_target(ns, w.id.group(), &w.id.kind, &w.id.name);
             for rollout in index.rollouts_using(ns, (w.id.group(), &w.id.kind, &w.id.name)) {
                 hpas.extend(by_target(ns, rollout.id.group(), &rollout.id.kind, &rollout.id.name));
+            }
+            // Then those of the workloads whose pods and its pods are selected together, as
+            // written: the controller reads the requests of every pod under its target's selector
+            // (`GetResourceReplicas`), so a canary's write that drops a request breaks the
+            // utilization metric of the HPA of the stable Deployment whose selector takes its
+            // pods (HPA201), and pods newly shared make HPAs ambiguous (HPA407).
+            for other in after.workloads_sharing_pods(w) {
+                for hpa in by_target(ns, other.id.group(), &other.id.kind, &other.id.name) {
+                    if !hpas.iter().any(|h| h.id == hpa.id) {
+                        hpas.push(hpa);
+                    }
+                }
             }
             hpas
         }
@@ -454,6 +468,42 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
         assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// A Deployment no HPA scales, whose pods the selector of an HPA's Deployment selects (a
+    /// canary labelled as the stable one): the controller reads the requests of every pod under
+    /// that selector, so a write of the canary that drops its cpu request breaks the stable HPA's
+    /// cpu utilization (HPA201, naming it), as `hpa-lint` says on the same objects as files; a
+    /// write that keeps the request says nothing.
+    #[test]
+    fn a_write_of_a_workload_whose_pods_an_hpas_target_selects_is_checked_against_that_hpa() {
+        use serde_json::json;
+        let (mut objects, _) = deployment_under_an_hpa();
+        let canary = |requests: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web-canary", "namespace": "shop"},
+                "spec": {"selector": {"matchLabels": {"app": "web", "track": "canary"}},
+                    "template": {"metadata": {"labels": {"app": "web", "track": "canary"}},
+                        "spec": {"containers": [{"name": "app", "resources": {"requests": requests}}]}}}})
+        };
+        objects.push((kinds::DEPLOYMENT, canary(json!({"cpu": "100m"}))));
+        let update = |new: Value| {
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "c",
+                "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                "namespace": "shop", "operation": "UPDATE", "object": new, "oldObject": canary(json!({"cpu": "100m"}))}})
+        };
+        let (warnings, findings) = review_with_cache(objects.clone(), &update(canary(json!({"memory": "1Gi"}))));
+        assert_eq!(findings, ["HPA201"], "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "HPA web: HPA201 missing-resource-request: cpu utilization is measured against the requests of every \
+                 pod the selector of Deployment shop/web (app=web) selects, and it selects the pods of Deployment \
+                 shop/web-canary"
+            ),
+            "{warnings:?}"
+        );
+        let (warnings, findings) = review_with_cache(objects, &update(canary(json!({"cpu": "200m"}))));
+        assert_eq!((warnings, findings), (Vec::<String>::new(), Vec::<&str>::new()));
     }
 
     /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
