@@ -255,7 +255,7 @@ fn warnings<'a>(
     let before = Reads::new(&stored, refused).with_written(new.id());
     let mut out = Vec::new();
     let opts = admission.check_options();
-    let (checked, unchecked) = concerned(index, &after, new);
+    let (checked, unchecked) = concerned(index, (&after, &overlaid), new);
     for hpa in checked {
         // The cached HPA was admitted once through hpa-core's front door when its event arrived
         // (hpa-cluster's `CachedHpa`); its report is continued with the cache before and after
@@ -318,10 +318,15 @@ fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
 
 /// The HPAs a write concerns: those scaling the workload (by name), then those of each Argo
 /// Rollout whose `spec.workloadRef` names it, then those of the workloads whose pods and its pods
-/// are selected together ([`Objects::workloads_sharing_pods`], with the workload as written);
+/// are selected together ([`Objects::workloads_sharing_pods`] of `unnoted`, the cluster after the
+/// write read without noting refused kinds; `after` is the same through [`Reads`]);
 /// those scaling the VPA's target; those whose pods the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
 /// (second) are not.
-fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
+fn concerned<'a>(
+    index: &'a Index,
+    (after, unnoted): (&dyn Objects, &dyn Objects),
+    changed: &Changed,
+) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, group: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
         // The cache lists HPAs under their target's kind as the RESTMapper maps it
         // (`CachedHpa::target`): a VPA's `targetRef` may write it in lowercase.
@@ -347,7 +352,10 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
             // (`GetResourceReplicas`), so a canary's write that drops a request breaks the
             // utilization metric of the HPA of the stable Deployment whose selector takes its
             // pods (HPA201), and pods newly shared make HPAs ambiguous (HPA407).
-            for other in after.workloads_sharing_pods(w) {
+            // (Asked of the cluster after the write as it is, not through `Reads`: a kind RBAC
+            // refuses holds no workload here, and a write that concerns no HPA is not said to be
+            // checked in part for it; the checks of an HPA found note what they read.)
+            for other in unnoted.workloads_sharing_pods(w) {
                 for hpa in by_target(ns, other.id.group(), &other.id.kind, &other.id.name) {
                     if !hpas.iter().any(|h| h.id == hpa.id) {
                         hpas.push(hpa);
@@ -502,8 +510,15 @@ mod tests {
             ),
             "{warnings:?}"
         );
-        let (warnings, findings) = review_with_cache(objects, &update(canary(json!({"cpu": "200m"}))));
+        let (warnings, findings) = review_with_cache(objects.clone(), &update(canary(json!({"cpu": "200m"}))));
         assert_eq!((warnings, findings), (Vec::<String>::new(), Vec::<&str>::new()));
+        // Relabelled out of the stable selector, the canary concerns no HPA: with Argo Rollouts
+        // refused to the cache, nothing is said either (no HPA's check read them).
+        let mut apart = canary(json!({"memory": "1Gi"}));
+        apart["spec"]["template"]["metadata"]["labels"] = json!({"app": "web-canary"});
+        apart["spec"]["selector"] = json!({"matchLabels": {"app": "web-canary"}});
+        let (warnings, report) = review_refused(objects, vec![kinds::ROLLOUT], &update(apart));
+        assert_eq!((warnings, report.partial), (Vec::<String>::new(), Vec::new()));
     }
 
     /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
