@@ -1898,6 +1898,22 @@ mod tests {
         assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a"]);
     }
 
+    /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
+    /// RESTMapper maps to the Deployment) is listed under the Deployment with the others, as the
+    /// linter's sets list it: HPA407 counts it at admission, and a write of the Deployment finds it.
+    #[test]
+    fn an_hpa_whose_target_kind_is_lowercase_is_listed_under_the_mapped_kind() {
+        let mut index = Index::default();
+        put(&mut index, kinds::HPA, hpa("a", "web"));
+        let mut lower = hpa("b", "web");
+        lower["spec"]["scaleTargetRef"]["kind"] = json!("deployment");
+        put(&mut index, kinds::HPA, lower);
+        assert_eq!(index.hpa("shop", "b").unwrap().target(), Some(("apps", "Deployment", "web")));
+        let names = |ids: &[ObjectId]| ids.iter().map(|i| i.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(index.objects().hpas_targeting("shop", "apps", "Deployment", "web")), ["a", "b"]);
+        assert!(index.objects().hpas_targeting("shop", "apps", "deployment", "web").is_empty());
+    }
+
     #[test]
     fn hpas_are_admitted_once_and_those_hpa_core_cannot_read_are_counted() {
         let mut index = Index::default();

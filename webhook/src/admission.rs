@@ -1334,6 +1334,42 @@ mod tests {
         }
     }
 
+    /// Two HPAs on one Deployment, one naming its kind `deployment` (the controller's
+    /// RESTMapper maps it to the Deployment): HPA407 at the admission of either, the other
+    /// cached, on CREATE and UPDATE, as `hpa-lint` says on the same objects as files.
+    #[test]
+    fn hpas_on_one_workload_conflict_whatever_the_case_of_their_target_kind() {
+        let gates = FeatureGates::default();
+        let hpa = |name: &str, kind: &str| {
+            let mut hpa = web_hpa(5, json!({"name": name}));
+            hpa["spec"]["scaleTargetRef"]["kind"] = json!(kind);
+            hpa
+        };
+        for (cached, reviewed) in [("Deployment", "deployment"), ("deployment", "Deployment")] {
+            let (other, this) = (hpa("web-other", cached), hpa("web", reviewed));
+            let index = hpa_cluster::watch::Index::of_objects(
+                [(hpa_cluster::kinds::HPA, other.clone()), (hpa_cluster::kinds::HPA, this.clone())],
+                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+            );
+            let lock = std::sync::RwLock::new(index);
+            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+            for body in [review_of(&this), crate::review::hpa_review("u", "UPDATE", &this, Some(&this))] {
+                let answer = Reviewer::new(gates.clone()).review_in(
+                    Endpoint::Validate,
+                    body.to_string().as_bytes(),
+                    &test_policy(""),
+                    &view,
+                );
+                let review: Value = serde_json::from_slice(&answer.body).unwrap();
+                let warnings = warnings_of(&review["response"]);
+                assert!(
+                    warnings.iter().any(|w| w.starts_with("HPA407 conflicting-hpas: ") && w.contains("web-other")),
+                    "{cached} cached, {reviewed} reviewed: {warnings:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_annotation_of_the_object_a_cross_object_finding_is_on_leaves_it_out() {
         let hpa410 = |w: &Vec<String>| w.iter().any(|w| w.starts_with("HPA410 "));

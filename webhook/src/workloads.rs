@@ -1,5 +1,6 @@
 //! `/validate-workloads`: the other side of the relation. A write of an object an HPA depends
-//! on (its scale target, a VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
+//! on (its scale target, a workload whose pods are selected with its target's, a
+//! VerticalPodAutoscaler, a PodDisruptionBudget) is admitted with a
 //! warning, naming the HPA, for each finding of that HPA's cross-object rules the write brings:
 //! the rules run twice against the context cache, once with the object as it was (the old
 //! object, else the cache) and once with the object as sent in its place, both read the same
@@ -254,7 +255,7 @@ fn warnings<'a>(
     let before = Reads::new(&stored, refused).with_written(new.id());
     let mut out = Vec::new();
     let opts = admission.check_options();
-    let (checked, unchecked) = concerned(index, &after, new);
+    let (checked, unchecked) = concerned(index, (&after, &overlaid), new);
     for hpa in checked {
         // The cached HPA was admitted once through hpa-core's front door when its event arrived
         // (hpa-cluster's `CachedHpa`); its report is continued with the cache before and after
@@ -316,11 +317,21 @@ fn overlay<'a>(index: &'a Index, changed: Option<&'a Changed>) -> Overlay<'a> {
 }
 
 /// The HPAs a write concerns: those scaling the workload (by name), then those of each Argo
-/// Rollout whose `spec.workloadRef` names it; those scaling the VPA's target; those whose pods
-/// the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
+/// Rollout whose `spec.workloadRef` names it, then those of the workloads whose pods and its pods
+/// are selected together ([`Objects::workloads_sharing_pods`] of `unnoted`, the cluster after the
+/// write read without noting refused kinds; `after` is the same through [`Reads`]);
+/// those scaling the VPA's target; those whose pods the PodDisruptionBudget selects, by name. The first [`MAX_HPAS`] are checked, the others
 /// (second) are not.
-fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
+fn concerned<'a>(
+    index: &'a Index,
+    (after, unnoted): (&dyn Objects, &dyn Objects),
+    changed: &Changed,
+) -> (Vec<&'a CachedHpa>, Vec<&'a CachedHpa>) {
     let by_target = |namespace: &str, group: &str, kind: &str, name: &str| -> Vec<&'a CachedHpa> {
+        // The cache lists HPAs under their target's kind as the RESTMapper maps it
+        // (`CachedHpa::target`, `Objects::mapped_kind`): a VPA's `targetRef` may write it in
+        // lowercase, a custom kind's too.
+        let kind = index.objects().mapped_kind(group, kind);
         index
             .objects()
             .hpas_targeting(namespace, group, kind, name)
@@ -337,15 +348,24 @@ fn concerned<'a>(index: &'a Index, after: &dyn Objects, changed: &Changed) -> (V
             for rollout in index.rollouts_using(ns, (w.id.group(), &w.id.kind, &w.id.name)) {
                 hpas.extend(by_target(ns, rollout.id.group(), &rollout.id.kind, &rollout.id.name));
             }
+            // Then those of the workloads whose pods and its pods are selected together, as
+            // written: the controller reads the requests of every pod under its target's selector
+            // (`GetResourceReplicas`), so a canary's write that drops a request breaks the
+            // utilization metric of the HPA of the stable Deployment whose selector takes its
+            // pods (HPA201), and pods newly shared make HPAs ambiguous (HPA407).
+            // (Asked of the cluster after the write as it is, not through `Reads`: a kind RBAC
+            // refuses holds no workload here, and a write that concerns no HPA is not said to be
+            // checked in part for it; the checks of an HPA found note what they read.)
+            for other in unnoted.workloads_sharing_pods(w) {
+                for hpa in by_target(ns, other.id.group(), &other.id.kind, &other.id.name) {
+                    if !hpas.iter().any(|h| h.id == hpa.id) {
+                        hpas.push(hpa);
+                    }
+                }
+            }
             hpas
         }
-        // The VPA's target as its recommender's RESTMapper maps it, as the HPAs are filed.
-        Changed::Vpa(v) => by_target(
-            &v.id.namespace,
-            &v.target_group,
-            index.objects().mapped_kind(&v.target_group, &v.target_kind),
-            &v.target_name,
-        ),
+        Changed::Vpa(v) => by_target(&v.id.namespace, &v.target_group, &v.target_kind, &v.target_name),
         Changed::Pdb(p) => {
             let mut hpas: Vec<&CachedHpa> = index
                 .hpas(&p.id.namespace)
@@ -457,6 +477,67 @@ mod tests {
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
         assert_eq!(findings, ["HPA408"]);
+    }
+
+    /// A Deployment no HPA scales, whose pods the selector of an HPA's Deployment selects (a
+    /// canary labelled as the stable one): the controller reads the requests of every pod under
+    /// that selector, so a write of the canary that drops its cpu request breaks the stable HPA's
+    /// cpu utilization (HPA201, naming it), as `hpa-lint` says on the same objects as files; a
+    /// write that keeps the request says nothing.
+    #[test]
+    fn a_write_of_a_workload_whose_pods_an_hpas_target_selects_is_checked_against_that_hpa() {
+        use serde_json::json;
+        let (mut objects, _) = deployment_under_an_hpa();
+        let canary = |requests: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web-canary", "namespace": "shop"},
+                "spec": {"selector": {"matchLabels": {"app": "web", "track": "canary"}},
+                    "template": {"metadata": {"labels": {"app": "web", "track": "canary"}},
+                        "spec": {"containers": [{"name": "app", "resources": {"requests": requests}}]}}}})
+        };
+        objects.push((kinds::DEPLOYMENT, canary(json!({"cpu": "100m"}))));
+        let update = |new: Value| {
+            json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {"uid": "c",
+                "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                "namespace": "shop", "operation": "UPDATE", "object": new, "oldObject": canary(json!({"cpu": "100m"}))}})
+        };
+        let (warnings, findings) = review_with_cache(objects.clone(), &update(canary(json!({"memory": "1Gi"}))));
+        assert_eq!(findings, ["HPA201"], "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(
+                "HPA web: HPA201 missing-resource-request: cpu utilization is measured against the requests of every \
+                 pod the selector of Deployment shop/web (app=web) selects, and it selects the pods of Deployment \
+                 shop/web-canary"
+            ),
+            "{warnings:?}"
+        );
+        let (warnings, findings) = review_with_cache(objects.clone(), &update(canary(json!({"cpu": "200m"}))));
+        assert_eq!((warnings, findings), (Vec::<String>::new(), Vec::<&str>::new()));
+        // Relabelled out of the stable selector, the canary concerns no HPA: with Argo Rollouts
+        // refused to the cache, nothing is said either (no HPA's check read them).
+        let mut apart = canary(json!({"memory": "1Gi"}));
+        apart["spec"]["template"]["metadata"]["labels"] = json!({"app": "web-canary"});
+        apart["spec"]["selector"] = json!({"matchLabels": {"app": "web-canary"}});
+        let (warnings, report) = review_refused(objects, vec![kinds::ROLLOUT], &update(apart));
+        assert_eq!((warnings, report.partial), (Vec::<String>::new(), Vec::new()));
+    }
+
+    /// An HPA whose target kind is written in lowercase (`deployment`, which the controller's
+    /// RESTMapper maps to the Deployment) is concerned by a write of the Deployment and by one of
+    /// a VPA of it written alike: the cache lists it under the mapped kind.
+    #[test]
+    fn a_write_finds_the_hpas_that_write_their_target_kind_in_lowercase() {
+        let (mut objects, body) = deployment_under_an_hpa();
+        objects[0].1["spec"]["scaleTargetRef"]["kind"] = serde_json::json!("deployment");
+        let (warnings, findings) = review_with_cache(objects.clone(), &body);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA201 missing-resource-request: "), "{warnings:?}");
+        assert_eq!(findings, ["HPA201"]);
+        let mut vpa = vpa_create("Auto");
+        vpa["request"]["object"]["spec"]["targetRef"]["kind"] = serde_json::json!("deployment");
+        let (warnings, findings) = review_with_cache(objects, &vpa);
+        assert_eq!(findings, ["HPA408"], "{warnings:?}");
+        assert!(warnings[0].starts_with("HPA web: HPA408 vpa-conflict: "), "{warnings:?}");
     }
 
     /// A PodDisruptionBudget write concerns the HPAs that count as scaling a workload whose pods

@@ -388,6 +388,39 @@ spec:
 ===
 apiVersion: apps/v1
 kind: Deployment
+metadata: {name: shelf, namespace: NS}
+spec:
+  selector: {matchLabels: {app: shelf}}
+  template:
+    metadata: {labels: {app: shelf}}
+    spec:
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 64Mi}}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: shelf-memory, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: deployment, name: shelf}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 80}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: shelf, namespace: NS}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: shelf}
+  minReplicas: 2
+  maxReplicas: 5
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+===
+apiVersion: apps/v1
+kind: Deployment
 metadata: {name: cache, namespace: NS}
 spec:
   selector: {matchLabels: {app: cache}}
