@@ -1370,6 +1370,55 @@ mod tests {
         }
     }
 
+    /// A Deployment's old ReplicaSet, from before the cpu request was added and scaled to zero
+    /// by the deployment controller (`spec.replicas` 0, its write): it runs no pod, so the HPA of
+    /// the Deployment gets no HPA201 for it; with a pod left (a rollout under way), it does.
+    #[test]
+    fn an_old_replica_set_scaled_to_zero_is_no_pod_without_the_request() {
+        let gates = FeatureGates::default();
+        let replica_set = |replicas: i64| {
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": "web-5f7b9c8d4", "namespace": "shop",
+                    "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                        "uid": "0b6c1a52", "controller": true}],
+                    "managedFields": [{"manager": "kube-controller-manager", "operation": "Update",
+                        "apiVersion": "apps/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web", "pod-template-hash": "5f7b9c8d4"}},
+                    "template": {"metadata": {"labels": {"app": "web", "pod-template-hash": "5f7b9c8d4"}},
+                        "spec": {"containers": [{"name": "app"}]}}}})
+        };
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": {"selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app",
+                "resources": {"requests": {"cpu": "100m"}}}]}}}});
+        for (replicas, warned) in [(0, false), (1, true)] {
+            let index = hpa_cluster::watch::Index::of_objects(
+                [
+                    (hpa_cluster::kinds::DEPLOYMENT, deployment.clone()),
+                    (hpa_cluster::kinds::REPLICA_SET, replica_set(replicas)),
+                ],
+                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+            );
+            let lock = std::sync::RwLock::new(index);
+            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+            let body = review_of(&web_hpa(5, json!({})));
+            let answer = Reviewer::new(gates.clone()).review_in(
+                Endpoint::Validate,
+                body.to_string().as_bytes(),
+                &test_policy(""),
+                &view,
+            );
+            let review: Value = serde_json::from_slice(&answer.body).unwrap();
+            let warnings = warnings_of(&review["response"]);
+            assert_eq!(
+                warnings.iter().any(|w| w.starts_with("HPA201 ") && w.contains("ReplicaSet shop/web-5f7b9c8d4")),
+                warned,
+                "{replicas} replicas: {warnings:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_annotation_of_the_object_a_cross_object_finding_is_on_leaves_it_out() {
         let hpa410 = |w: &Vec<String>| w.iter().any(|w| w.starts_with("HPA410 "));

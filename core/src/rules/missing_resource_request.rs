@@ -397,8 +397,11 @@ impl Rule for MissingResourceRequest {
 /// every pod under the target's selector and reads the requests of each
 /// (`calculatePodRequests` over the pod list in `GetResourceReplicas`, `replica_calculator.go`,
 /// every release), so one such pod fails the metric (`missing request for cpu`), as the
-/// `helm create` scaffold's test Pod does after `helm test`. `own`: the target's pod template,
-/// checked already.
+/// `helm create` scaffold's test Pod does after `helm test`. A workload scaled to zero runs no
+/// pod ([`Workload::zero_replicas`]: a Deployment's old ReplicaSets, live, whose template may
+/// predate the request). `own`: the target's pod template, checked already.
+///
+/// [`Workload::zero_replicas`]: super::objects::Workload::zero_replicas
 ///
 /// [`Objects::workloads_sharing_pods`]: super::objects::Objects::workloads_sharing_pods
 fn other_selected_pods(
@@ -427,8 +430,9 @@ fn other_selected_pods(
     }
     let gate = cx.settings.gates().enabled(Gate::PodLevelResources);
     let pod_level = cx.settings.gates().pod_level_requests();
-    // A workload that makes no pods (kube-apiserver refuses it: never created) has none here.
-    for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w)) {
+    // A workload that makes no pods (kube-apiserver refuses it: never created) has none here,
+    // nor one scaled to zero (a Deployment's old ReplicaSets, whose pods lacked the request).
+    for w in objects.workloads_sharing_pods(target).into_iter().filter(|w| !cx.makes_no_pods(w) && !w.zero_replicas) {
         let Some(t) = objects.pod_template_of(w) else { continue };
         if t.id == own.id || t.containers.is_empty() || !selector.matches(&t.pod_labels) {
             continue;

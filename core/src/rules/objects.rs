@@ -280,6 +280,10 @@ pub struct Workload {
     pub id: ObjectId,
     /// `spec.replicas`, when written.
     pub replicas: Option<i64>,
+    /// `spec.replicas` is 0 as the object stands, whoever set it (a live object's
+    /// [`Workload::replicas`] keeps only what a user or a tool set): it runs no pods, as a
+    /// Deployment's old ReplicaSets do once its controller has scaled them down.
+    pub zero_replicas: bool,
     /// Why kube-apiserver cannot decode a built-in workload: its `spec.replicas` (`replicas:
     /// "3"`, `1.5`), its selector or its template's labels (`version: 1.0`), in its words
     /// ([`workload_decode_refusal`]); `None` when it decodes them. What its validation refuses
@@ -1326,6 +1330,7 @@ pub fn workload_from<'a, F: Fields<'a>>(id: ObjectId, v: F) -> Workload {
     Workload {
         id,
         replicas: replicas.and_then(Fields::as_i64),
+        zero_replicas: replicas.and_then(Fields::as_i64) == Some(0),
         undecodable,
         template_labels_error,
         selector_error,
