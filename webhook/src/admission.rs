@@ -1288,14 +1288,15 @@ mod tests {
     }
 
     /// Two HPAs on one target whatever the spelling the RESTMapper maps (`statefulset` is the
-    /// StatefulSet; `widget` the Widget of the CRD held): HPA407 at admission, as the linter
-    /// says it of the same objects in files.
+    /// StatefulSet; `widget` the Widget of the CRD held): HPA407 at the admission of either, the
+    /// other cached (before the CRD, as a watch may deliver them), on CREATE and on UPDATE (the
+    /// HPA under review cached too), as the linter says it of the same objects in files.
     #[test]
     fn hpa407_at_admission_maps_each_spelling_of_the_target() {
         let gates = FeatureGates::default();
         let hpa = |name: &str, api_version: &str, kind: &str| {
             json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": name, "namespace": "shop"},
+                "metadata": {"name": name, "namespace": "shop", "resourceVersion": "7"},
                 "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": kind, "name": "web"},
                     "minReplicas": 2, "maxReplicas": 5}})
         };
@@ -1306,54 +1307,24 @@ mod tests {
                 "versions": [{"name": "v1", "served": true, "storage": true,
                     "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]}});
         for (cached, written) in [
-            (("apps/v1", "StatefulSet"), ("apps/v1", "statefulset")),
+            (("apps/v1", "Deployment"), ("apps/v1", "deployment")),
             (("apps/v1", "statefulset"), ("apps/v1", "StatefulSet")),
             (("example.com/v1", "Widget"), ("example.com/v1", "widget")),
             (("example.com/v1", "widget"), ("example.com/v1", "Widget")),
         ] {
-            // The cached HPA before the CRD, as a watch may deliver them.
-            let index = hpa_cluster::watch::Index::of_objects(
-                [(hpa_cluster::kinds::HPA, hpa("a-web", cached.0, cached.1)), (hpa_cluster::kinds::CRD, crd.clone())],
-                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-            );
-            let lock = std::sync::RwLock::new(index);
-            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-            let body = review_of(&hpa("web", written.0, written.1));
-            let answer = Reviewer::new(gates.clone()).review_in(
-                Endpoint::Validate,
-                body.to_string().as_bytes(),
-                &test_policy(""),
-                &view,
-            );
-            let review: Value = serde_json::from_slice(&answer.body).unwrap();
-            let warnings = warnings_of(&review["response"]);
-            assert!(
-                warnings.iter().any(|w| w.starts_with("HPA407 ") && w.contains("is also scaled by a-web")),
-                "{cached:?} then {written:?}: {warnings:?}"
-            );
-        }
-    }
-
-    /// Two HPAs on one Deployment, one naming its kind `deployment` (the controller's
-    /// RESTMapper maps it to the Deployment): HPA407 at the admission of either, the other
-    /// cached, on CREATE and UPDATE, as `hpa-lint` says on the same objects as files.
-    #[test]
-    fn hpas_on_one_workload_conflict_whatever_the_case_of_their_target_kind() {
-        let gates = FeatureGates::default();
-        let hpa = |name: &str, kind: &str| {
-            let mut hpa = web_hpa(5, json!({"name": name}));
-            hpa["spec"]["scaleTargetRef"]["kind"] = json!(kind);
-            hpa
-        };
-        for (cached, reviewed) in [("Deployment", "deployment"), ("deployment", "Deployment")] {
-            let (other, this) = (hpa("web-other", cached), hpa("web", reviewed));
-            let index = hpa_cluster::watch::Index::of_objects(
-                [(hpa_cluster::kinds::HPA, other.clone()), (hpa_cluster::kinds::HPA, this.clone())],
-                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-            );
-            let lock = std::sync::RwLock::new(index);
-            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-            for body in [review_of(&this), crate::review::hpa_review("u", "UPDATE", &this, Some(&this))] {
+            let (other, this) = (hpa("a-web", cached.0, cached.1), hpa("web", written.0, written.1));
+            let create = review_of(&this);
+            let update = crate::review::hpa_review("u", "UPDATE", &this, Some(&this));
+            for (body, also_cached) in [(create, None), (update, Some(this.clone()))] {
+                let mut objects =
+                    vec![(hpa_cluster::kinds::HPA, other.clone()), (hpa_cluster::kinds::CRD, crd.clone())];
+                objects.extend(also_cached.map(|h| (hpa_cluster::kinds::HPA, h)));
+                let index = hpa_cluster::watch::Index::of_objects(
+                    objects,
+                    &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+                );
+                let lock = std::sync::RwLock::new(index);
+                let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
                 let answer = Reviewer::new(gates.clone()).review_in(
                     Endpoint::Validate,
                     body.to_string().as_bytes(),
@@ -1363,8 +1334,9 @@ mod tests {
                 let review: Value = serde_json::from_slice(&answer.body).unwrap();
                 let warnings = warnings_of(&review["response"]);
                 assert!(
-                    warnings.iter().any(|w| w.starts_with("HPA407 conflicting-hpas: ") && w.contains("web-other")),
-                    "{cached} cached, {reviewed} reviewed: {warnings:?}"
+                    warnings.iter().any(|w| w.starts_with("HPA407 ") && w.contains("is also scaled by a-web")),
+                    "{cached:?} cached, {written:?} reviewed ({}): {warnings:?}",
+                    body["request"]["operation"]
                 );
             }
         }
