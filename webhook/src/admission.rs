@@ -800,8 +800,8 @@ fn cross_object_findings(
     let id = context::hpa_id(admitted.effective());
     // Listed under its target as the cache files it (`Objects::mapped_kind`: `statefulset` is
     // the StatefulSet, `widget` the Widget of a CRD held), where the rules look it up.
-    let (group, kind) = hpa_core::rules::target_group_kind(t);
-    let kind = hpa_core::rules::Objects::mapped_kind(index.objects(), group, kind);
+    let group = hpa_core::rules::object_group(&t.kind, &t.api_version);
+    let kind = hpa_core::rules::Objects::mapped_kind(index.objects(), group, &t.kind);
     let overlay = hpa_cluster::Overlay::new(index).with_hpa(&id, (group, kind, &t.name));
     let overlay = match target {
         Some(TargetRead::Found(w, ..)) => overlay.with_workload(w),
@@ -1251,13 +1251,31 @@ mod tests {
         (warnings, response["allowed"] == true, answer.context.findings)
     }
 
+    /// The warnings of `/validate` of the review `body` (default gates, no policy) with a fresh
+    /// context cache holding `objects` as the watches would store them.
+    fn warnings_with_cache(
+        objects: impl IntoIterator<Item = (hpa_cluster::kinds::ResourceKind, Value)>,
+        body: &Value,
+    ) -> Vec<String> {
+        let gates = FeatureGates::default();
+        let index = hpa_cluster::watch::Index::of_objects(
+            objects,
+            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+        );
+        let lock = std::sync::RwLock::new(index);
+        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
+        let answer =
+            Reviewer::new(gates).review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(""), &view);
+        let review: Value = serde_json::from_slice(&answer.body).unwrap();
+        warnings_of(&review["response"])
+    }
+
     /// At admission the HPA under review says HPA410 on the Argo Rollout it scales, which makes
     /// no pods (Argo Rollouts refuses its `workloadRef`), even when another HPA of the cache,
     /// first by name, scales it too: the linter says it once, from the first HPA, as it sees them
     /// all; the webhook answers for one.
     #[test]
     fn the_hpa_under_review_says_the_refused_rollout_whatever_the_other_hpas() {
-        let gates = FeatureGates::default();
         let rollout = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
             "metadata": {"name": "web", "namespace": "shop"},
             "spec": {"selector": {"matchLabels": {"app": "web"}},
@@ -1268,17 +1286,10 @@ mod tests {
                 "spec": {"scaleTargetRef": {"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "name": "web"},
                     "minReplicas": 2, "maxReplicas": 5}})
         };
-        let index = hpa_cluster::watch::Index::of_objects(
+        let warnings = warnings_with_cache(
             [(hpa_cluster::kinds::ROLLOUT, rollout), (hpa_cluster::kinds::HPA, hpa("a-web"))],
-            &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+            &review_of(&hpa("web")),
         );
-        let lock = std::sync::RwLock::new(index);
-        let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-        let body = review_of(&hpa("web"));
-        let answer =
-            Reviewer::new(gates).review_in(Endpoint::Validate, body.to_string().as_bytes(), &test_policy(""), &view);
-        let review: Value = serde_json::from_slice(&answer.body).unwrap();
-        let warnings = warnings_of(&review["response"]);
         assert!(
             warnings.iter().any(|w| w.starts_with(
                 "HPA410 workload-sets-replicas: Argo Rollouts refuses Rollout shop/web (InvalidSpec: The Rollout \"web\" is invalid: workload of type apps/StatefulSet is not supported)"
@@ -1293,7 +1304,6 @@ mod tests {
     /// HPA under review cached too), as the linter says it of the same objects in files.
     #[test]
     fn hpa407_at_admission_maps_each_spelling_of_the_target() {
-        let gates = FeatureGates::default();
         let hpa = |name: &str, api_version: &str, kind: &str| {
             json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                 "metadata": {"name": name, "namespace": "shop", "resourceVersion": "7"},
@@ -1319,20 +1329,7 @@ mod tests {
                 let mut objects =
                     vec![(hpa_cluster::kinds::HPA, other.clone()), (hpa_cluster::kinds::CRD, crd.clone())];
                 objects.extend(also_cached.map(|h| (hpa_cluster::kinds::HPA, h)));
-                let index = hpa_cluster::watch::Index::of_objects(
-                    objects,
-                    &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
-                );
-                let lock = std::sync::RwLock::new(index);
-                let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-                let answer = Reviewer::new(gates.clone()).review_in(
-                    Endpoint::Validate,
-                    body.to_string().as_bytes(),
-                    &test_policy(""),
-                    &view,
-                );
-                let review: Value = serde_json::from_slice(&answer.body).unwrap();
-                let warnings = warnings_of(&review["response"]);
+                let warnings = warnings_with_cache(objects, &body);
                 assert!(
                     warnings.iter().any(|w| w.starts_with("HPA407 ") && w.contains("is also scaled by a-web")),
                     "{cached:?} cached, {written:?} reviewed ({}): {warnings:?}",
@@ -1347,7 +1344,6 @@ mod tests {
     /// the Deployment gets no HPA201 for it; with a pod left (a rollout under way), it does.
     #[test]
     fn an_old_replica_set_scaled_to_zero_is_no_pod_without_the_request() {
-        let gates = FeatureGates::default();
         let replica_set = |replicas: i64| {
             json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
                 "metadata": {"name": "web-5f7b9c8d4", "namespace": "shop",
@@ -1365,24 +1361,13 @@ mod tests {
                 "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "app",
                 "resources": {"requests": {"cpu": "100m"}}}]}}}});
         for (replicas, warned) in [(0, false), (1, true)] {
-            let index = hpa_cluster::watch::Index::of_objects(
+            let warnings = warnings_with_cache(
                 [
                     (hpa_cluster::kinds::DEPLOYMENT, deployment.clone()),
                     (hpa_cluster::kinds::REPLICA_SET, replica_set(replicas)),
                 ],
-                &hpa_cluster::watch::CacheOptions::admission_for(gates.clone()),
+                &review_of(&web_hpa(5, json!({}))),
             );
-            let lock = std::sync::RwLock::new(index);
-            let view = View::Fresh(lock.read().unwrap(), Vec::new(), None);
-            let body = review_of(&web_hpa(5, json!({})));
-            let answer = Reviewer::new(gates.clone()).review_in(
-                Endpoint::Validate,
-                body.to_string().as_bytes(),
-                &test_policy(""),
-                &view,
-            );
-            let review: Value = serde_json::from_slice(&answer.body).unwrap();
-            let warnings = warnings_of(&review["response"]);
             assert_eq!(
                 warnings.iter().any(|w| w.starts_with("HPA201 ") && w.contains("ReplicaSet shop/web-5f7b9c8d4")),
                 warned,

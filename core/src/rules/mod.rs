@@ -345,11 +345,10 @@ impl<'a> Context<'a> {
     /// [`Context::scale_target_group`], namespace and name, the identity every rule looks the
     /// target up by.
     pub fn scale_target_kind(&self) -> &'a str {
-        let t = &self.effective.spec.scale_target_ref;
-        let group = object_group(&t.kind, &t.api_version);
+        let (group, kind) = (self.scale_target_group(), self.effective.spec.scale_target_ref.kind.as_str());
         match self.objects {
-            Some(objects) => objects.mapped_kind(group, &t.kind),
-            None => mapped_kind(group, &t.kind),
+            Some(objects) => objects.mapped_kind(group, kind),
+            None => mapped_kind(group, kind),
         }
     }
 

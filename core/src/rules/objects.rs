@@ -3081,8 +3081,6 @@ mod tests {
         assert_eq!(pod.pod_requests("ephemeral-storage"), None, "not a pod-level resource");
     }
 
-    /// KEDA's `getHPAName` and `SetControllerReference`: the ScaledObject's own HPA is the one it
-    /// controls (keda.sh group, controller), or the one it adopts by name.
     /// Objects are identified by API group, kind, namespace and name; a ScaledObject's target
     /// group defaults to `apps` (KEDA's `ParseGVKR`), a VPA's well-known controller kinds are
     /// the built-in ones whatever group they write (`controllerFetcher.isWellKnown`).
@@ -3119,6 +3117,8 @@ mod tests {
         );
     }
 
+    /// KEDA's `getHPAName` and `SetControllerReference`: the ScaledObject's own HPA is the one it
+    /// controls (keda.sh group, controller), or the one it adopts by name.
     #[test]
     fn a_scaled_object_controls_the_hpa_keda_makes_or_adopts() {
         let id =
